@@ -1,0 +1,76 @@
+# aops-harness build. `make` builds ./harness; `make test` runs the whole suite
+# against the real local stack; `make setup` installs what the build, the stack
+# and the checks need; `make demo` is the README's first command.
+
+CC      ?= gcc
+PKGS    := libcurl libmariadb libpcre2-8 liburing libcgroup jansson
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -pthread \
+           $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -pthread
+SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+
+VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+CFLAGS  += -DAOPS_GIT='"$(VERSION)"' -DAOPS_CC='"$(shell $(CC) --version | head -1)"'
+
+SRCS    := $(wildcard coordinator/*.c containers/*.c workloads/*.c workloads/*/*.c)
+LIBSRCS := $(filter-out coordinator/main.c,$(SRCS))
+TESTS   := $(wildcard tests/unit/test_*.c)
+
+OBJS     := $(LIBSRCS:%.c=build/rel/%.o)
+ASANOBJS := $(LIBSRCS:%.c=build/asan/%.o)
+UNITBINS := $(TESTS:tests/unit/%.c=build/asan/tests/%)
+
+.PHONY: all asan setup demo test unit integration format clean stack-up stack-down
+all: harness
+
+harness: build/rel/coordinator/main.o build/rel/libaops.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+build/rel/libaops.a: $(OBJS)
+	@rm -f $@; ar rcs $@ $^
+
+build/rel/%.o: %.c $(wildcard */*.h workloads/*/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -c -o $@ $<
+
+# AddressSanitizer + UBSan build of the harness and of the unit tests.
+asan: build/asan/harness $(UNITBINS)
+
+build/asan/harness: build/asan/coordinator/main.o build/asan/libaops.a
+	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(LDLIBS)
+
+build/asan/libaops.a: $(ASANOBJS)
+	@rm -f $@; ar rcs $@ $^
+
+build/asan/%.o: %.c $(wildcard */*.h workloads/*/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SAN) -c -o $@ $<
+
+build/asan/tests/%: tests/unit/%.c tests/unit/unit.h build/asan/libaops.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SAN) -Icoordinator -Iworkloads -Icontainers -o $@ $< build/asan/libaops.a $(LDLIBS)
+
+setup:
+	scripts/setup
+
+demo: setup harness
+	scripts/demo
+
+# Unit tests (ASan/UBSan) and integration tests against the real stack.
+test: harness asan
+	tests/run
+
+unit: asan
+	tests/run unit
+
+integration: harness asan
+	tests/run integration
+
+format:
+	clang-format -i $(SRCS) $(wildcard */*.h workloads/*/*.h) $(TESTS)
+
+clean:
+	rm -rf build harness
+
+-include $(OBJS:.o=.d)

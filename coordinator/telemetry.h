@@ -1,0 +1,44 @@
+/* telemetry.h -- the sampler and the system inventory, as the coordinator sees them.
+ *
+ * The coordinator owns the clock: it calls telemetry_sample() from its own
+ * event loop every --sample-interval (no thread), from barrier release to the
+ * end. Every reader goes through cfg->sysroot so tests run on fixture trees. */
+#ifndef AOPS_TELEMETRY_H
+#define AOPS_TELEMETRY_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "config.h"
+
+struct telemetry;
+
+/* Resolve the devices behind the data (MinIO and MariaDB data directories
+ * under .local/stack when present, the corpus) and the power source. Never
+ * fails for a missing source: that source is reported unavailable. */
+struct telemetry *telemetry_new(const struct config *cfg);
+
+/* Baseline reading at barrier release (t0, CLOCK_MONOTONIC ns). */
+void telemetry_begin(struct telemetry *t, int64_t t0_ns);
+
+/* One sample at now_ns; appends a point to the series (seconds since t0). */
+void telemetry_sample(struct telemetry *t, int64_t now_ns);
+
+/* The "telemetry" object of result.json (SPEC.md). */
+json_t *telemetry_json(const struct telemetry *t);
+
+/* {cpu_util{mean,peak}, read_Bps{...}, read_iops{...}} over [start,end]
+ * seconds since t0; null members where no sample falls inside. */
+json_t *telemetry_window_json(const struct telemetry *t, double start, double end);
+
+/* Mean package power in watts over the run, or a negative value when there
+ * is no power source (AOPS per watt is then null). */
+double telemetry_mean_power(const struct telemetry *t);
+
+void telemetry_free(struct telemetry *t);
+
+/* The "system" object of result.json. Appends warnings that undermine a
+ * comparison (scheduler, governor, swap) to the warnings array. */
+json_t *inventory_json(const struct config *cfg, json_t *warnings);
+
+#endif
