@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# Integration test for scripts/stack on a second, private stack (own dir, own ports), so the
+# main stack under .local/stack is not disturbed: up -> healthy, up twice is a no-op, a query
+# as the harness user, MinIO health and an authenticated S3 call, down leaves nothing,
+# stale pid files, a port already in use, credentials file format and mode.
+set -u
+HERE="$(cd "$(dirname "$0")" && pwd)"
+if [ -f "$HERE/../lib.sh" ]; then
+    . "$HERE/../lib.sh"
+else
+    ROOT="$(cd "$HERE/../.." && pwd)"; TMP="$(mktemp -d /tmp/aops-test.XXXXXX)"; FAILS=0
+    trap 'rm -rf "$TMP"' EXIT
+    fail() { echo "FAIL: $*" >&2; FAILS=$((FAILS + 1)); }
+    pass() { echo "ok: $*"; }
+    check() { local w=$1; shift; if "$@"; then pass "$w"; else fail "$w"; fi; }
+    check_eq() { if [ "$2" == "$3" ]; then pass "$1"; else fail "$1: expected '$2', got '$3'"; fi; }
+    check_contains() { case "$3" in *"$2"*) pass "$1" ;; *) fail "$1: '$2' not in: $3" ;; esac; }
+    finish() { [ "$FAILS" -eq 0 ]; exit $?; }
+fi
+STACK="$ROOT/scripts/stack"
+
+export AOPS_STACK_DIR="$TMP/stack"
+export AOPS_MINIO_PORT="${TEST_MINIO_PORT:-19000}" AOPS_MINIO_CONSOLE_PORT="${TEST_MINIO_CONSOLE_PORT:-19001}"
+export AOPS_MARIADB_PORT="${TEST_MARIADB_PORT:-13307}"
+MP="$AOPS_STACK_DIR/minio/minio.pid"
+DP="$AOPS_STACK_DIR/mariadb/mariadbd.pid"
+BLOCKER=""
+
+cleanup() {
+    [ -n "$BLOCKER" ] && kill "$BLOCKER" 2>/dev/null
+    "$STACK" down >/dev/null 2>&1
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+gone() { # gone PID: true once PID is no live process (absent or a zombie), waiting up to 5 s
+    local i
+    for ((i = 0; i < 50; i++)); do
+        [ -d "/proc/$1" ] || return 0
+        [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" = Z ] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+for p in "$AOPS_MINIO_PORT" "$AOPS_MINIO_CONSOLE_PORT" "$AOPS_MARIADB_PORT"; do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+        echo "FAIL: test port $p is already in use; set TEST_MINIO_PORT/TEST_MARIADB_PORT" >&2; exit 1
+    fi
+done
+
+# --- up, status ------------------------------------------------------------------------------
+out="$("$STACK" up 2>&1)"; rc=$?
+check_eq "stack up exits 0 ($out)" 0 "$rc"
+out="$("$STACK" status 2>&1)"; rc=$?
+check_eq "status exits 0 when up ($out)" 0 "$rc"
+check_contains "status: minio healthy" "minio: healthy" "$out"
+check_contains "status: mariadb healthy" "mariadb: healthy" "$out"
+mpid="$(cat "$MP" 2>/dev/null)"; dpid="$(cat "$DP" 2>/dev/null)"
+check "minio pid file names a live process" test -n "$mpid" -a -d "/proc/$mpid"
+check "mariadb pid file names a live process" test -n "$dpid" -a -d "/proc/$dpid"
+
+# --- credentials -----------------------------------------------------------------------------
+C="$AOPS_STACK_DIR/credentials"
+check_eq "credentials mode 0600" 600 "$(stat -c %a "$C")"
+keys="$(cut -d= -f1 "$C" | tr '\n' ' ')"
+check_eq "credentials keys in order" "AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY S3_ENDPOINT MARIADB_HOST MARIADB_PORT MARIADB_SOCKET MARIADB_USER MARIADB_PASSWORD MARIADB_DATABASE " "$keys"
+kv() { sed -n "s/^$1=//p" "$C"; }
+check_eq "S3_ENDPOINT uses the chosen port" "http://127.0.0.1:$AOPS_MINIO_PORT" "$(kv S3_ENDPOINT)"
+check_eq "MARIADB_PORT is the chosen port" "$AOPS_MARIADB_PORT" "$(kv MARIADB_PORT)"
+check_eq "MARIADB_SOCKET absolute" "$AOPS_STACK_DIR/mariadb/mysqld.sock" "$(kv MARIADB_SOCKET)"
+check "secrets are long enough" test "$(kv AWS_SECRET_ACCESS_KEY | wc -c)" -gt 30 -a "$(kv MARIADB_PASSWORD | wc -c)" -gt 20
+secret="$(kv AWS_SECRET_ACCESS_KEY)"; dbpw="$(kv MARIADB_PASSWORD)"
+if ps -eo args | grep -F -e "$secret" -e "$dbpw" | grep -vq grep; then
+    fail "a secret appears on a process command line"
+else
+    pass "no secret on any command line"
+fi
+
+# --- up twice is a no-op ---------------------------------------------------------------------
+cp "$C" "$TMP/creds.before"
+out="$("$STACK" up 2>&1)"; rc=$?
+check_eq "second up exits 0" 0 "$rc"
+check_contains "second up says already up" "already up" "$out"
+check_eq "second up keeps the minio pid" "$mpid" "$(cat "$MP" 2>/dev/null)"
+check_eq "second up keeps the mariadb pid" "$dpid" "$(cat "$DP" 2>/dev/null)"
+check "second up keeps the credentials" cmp -s "$C" "$TMP/creds.before"
+
+# --- MariaDB as the harness user, over TCP and over the socket ------------------------------
+CNF="$TMP/client.cnf"
+(umask 077; printf '[client]\nuser=harness\npassword=%s\n' "$dbpw" >"$CNF")
+q="$(mariadb --defaults-extra-file="$CNF" --protocol=tcp -h 127.0.0.1 -P "$AOPS_MARIADB_PORT" -N -B aops \
+    -e 'CREATE TABLE IF NOT EXISTS t_stack (x INT); INSERT INTO t_stack VALUES (41); SELECT x+1 FROM t_stack; DROP TABLE t_stack;' 2>&1)"
+check_eq "harness user can create, insert and query in aops over TCP" 42 "$q"
+q="$(mariadb --defaults-extra-file="$CNF" --socket="$AOPS_STACK_DIR/mariadb/mysqld.sock" -N -B aops -e 'SELECT CURRENT_USER()' 2>&1)"
+check_eq "harness user over the socket" "harness@localhost" "$q"
+q="$(mariadb --defaults-extra-file="$AOPS_STACK_DIR/harness.cnf" -N -B -e 'SELECT DATABASE()' 2>&1)"
+check_eq "harness.cnf works as a client option file" aops "$q"
+
+# --- MinIO: health and an authenticated S3 request -------------------------------------------
+code="$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$AOPS_MINIO_PORT/minio/health/live")"
+check_eq "minio health/live answers 200" 200 "$code"
+CURLCFG="$TMP/curl.cfg"
+(umask 077; printf 'user = "%s:%s"\n' "$(kv AWS_ACCESS_KEY_ID)" "$secret" >"$CURLCFG")
+code="$(curl -s -o /dev/null -w '%{http_code}' -K "$CURLCFG" --aws-sigv4 "aws:amz:us-east-1:s3" "http://127.0.0.1:$AOPS_MINIO_PORT/")"
+check_eq "S3 ListBuckets with the generated keys answers 200" 200 "$code"
+code="$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$AOPS_MINIO_PORT/")"
+check_eq "S3 without keys is refused (403)" 403 "$code"
+
+# --- down leaves nothing --------------------------------------------------------------------
+out="$("$STACK" down 2>&1)"; rc=$?
+check_eq "down exits 0" 0 "$rc"
+check "minio pid $mpid is gone after down" gone "$mpid"
+check "mariadb pid $dpid is gone after down" gone "$dpid"
+check "no pid files after down" test ! -e "$MP" -a ! -e "$DP"
+left="$(ps -eo pid,args | grep -F "$AOPS_STACK_DIR" | grep -v grep || true)"
+check_eq "no process uses the stack dir" "" "$left"
+out="$("$STACK" status 2>&1)"; rc=$?
+check "status exits non-zero when down" test "$rc" -ne 0
+check_contains "status says minio down" "minio: down" "$out"
+
+# --- stale pid files ------------------------------------------------------------------------
+sleep 30 & sl=$!
+echo "$sl" >"$MP"           # a live pid that is not minio
+echo 4194300 >"$DP"         # a pid that does not exist
+out="$("$STACK" status 2>&1)"; rc=$?
+check "status with stale pid files exits non-zero" test "$rc" -ne 0
+check "a stale pid file does not stop the unrelated process" test -d "/proc/$sl"
+echo "$sl" >"$MP"; echo 4194300 >"$DP"
+out="$("$STACK" down 2>&1)"; rc=$?
+check_eq "down with stale pid files exits 0" 0 "$rc"
+check "down did not kill the unrelated process" test -d "/proc/$sl"
+kill "$sl" 2>/dev/null; wait "$sl" 2>/dev/null
+echo 4194300 >"$MP"; echo 4194301 >"$DP"
+out="$("$STACK" up 2>&1)"; rc=$?
+check_eq "up over stale pid files starts the stack ($out)" 0 "$rc"
+check "status healthy after up over stale pid files" "$STACK" status
+mpid="$(cat "$MP" 2>/dev/null)"; dpid="$(cat "$DP" 2>/dev/null)"
+"$STACK" down >/dev/null 2>&1
+check "down after restart leaves minio gone" gone "$mpid"
+check "down after restart leaves mariadb gone" gone "$dpid"
+
+# --- a port in use --------------------------------------------------------------------------
+python3 -m http.server "$AOPS_MINIO_PORT" --bind 127.0.0.1 >/dev/null 2>&1 & BLOCKER=$!
+for ((i = 0; i < 50; i++)); do (exec 3<>"/dev/tcp/127.0.0.1/$AOPS_MINIO_PORT") 2>/dev/null && break; sleep 0.1; done
+out="$("$STACK" up 2>&1)"; rc=$?
+check "up with the MinIO port taken fails" test "$rc" -ne 0
+check_eq "port-in-use message is one line" 1 "$(printf '%s\n' "$out" | wc -l)"
+check_contains "port-in-use message names the port" "port $AOPS_MINIO_PORT" "$out"
+check_contains "port-in-use message says how to choose another" "AOPS_MINIO_PORT=" "$out"
+check "the blocker is untouched" test -d "/proc/$BLOCKER"
+left="$(ps -eo pid,args | grep -F "$AOPS_STACK_DIR" | grep -v grep || true)"
+check_eq "nothing left running after a refused up" "" "$left"
+kill "$BLOCKER" 2>/dev/null; wait "$BLOCKER" 2>/dev/null; BLOCKER=""
+
+python3 -m http.server "$AOPS_MARIADB_PORT" --bind 127.0.0.1 >/dev/null 2>&1 & BLOCKER=$!
+for ((i = 0; i < 50; i++)); do (exec 3<>"/dev/tcp/127.0.0.1/$AOPS_MARIADB_PORT") 2>/dev/null && break; sleep 0.1; done
+out="$("$STACK" up 2>&1)"; rc=$?
+check "up with the MariaDB port taken fails" test "$rc" -ne 0
+check_contains "MariaDB port-in-use message names the port" "port $AOPS_MARIADB_PORT" "$out"
+check_contains "MariaDB port-in-use message says how to choose another" "AOPS_MARIADB_PORT=" "$out"
+sleep 0.5
+left="$(ps -eo pid,args | grep -F "$AOPS_STACK_DIR" | grep -v grep || true)"
+check_eq "a refused up stops the MinIO it had started" "" "$left"
+kill "$BLOCKER" 2>/dev/null; wait "$BLOCKER" 2>/dev/null; BLOCKER=""
+
+# --- readiness timeout: one line naming the log, nothing left --------------------------------
+out="$(AOPS_STACK_TIMEOUT=0 "$STACK" up 2>&1)"; rc=$?
+check "up with a 0 s timeout fails" test "$rc" -ne 0
+check_contains "timeout message names a log file" ".log" "$out"
+check_eq "timeout message is one line" 1 "$(printf '%s\n' "$out" | wc -l)"
+sleep 0.5
+left="$(ps -eo pid,args | grep -F "$AOPS_STACK_DIR" | grep -v grep || true)"
+check_eq "nothing left running after a timeout" "" "$left"
+
+finish
