@@ -1,36 +1,391 @@
-/* db.c -- placeholder until the db workload lands: it refuses to open, so
- * no run can count an operation it did not do. */
+/* db.c -- the MariaDB workload: 50 queries per cycle, 10 of each of five
+ * patterns an agent platform issues (point lookup, range scan, aggregation,
+ * ordered scan, dedup), through libmariadb prepared statements on one
+ * connection per worker.
+ *
+ * open() connects, checks the data prepare loaded matches this run's
+ * profile and seed, prepares the five statements and binds every parameter
+ * and result column to buffers it owns, so run() only writes two integers,
+ * executes and fetches: no allocation of ours, no printing. Every result set
+ * is fetched to the end and its rows counted; an empty result where the data
+ * guarantees rows is an error. A lost connection is fatal (the run is
+ * invalid); a statement over --op-timeout is stopped by the server
+ * (max_statement_time) and counts as one error. */
+#include <errno.h>
+#include <errmsg.h>
+#include <math.h>
+#include <mysqld_error.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
+#include "../coordinator/util.h"
+#include "db.h"
 #include "workload.h"
 
-static int db_prepare(const struct config *cfg, char *err, size_t len) {
-    (void)cfg;
-    snprintf(err, len, "the db workload is not built yet");
-    return -1;
+#define MAX_COLS 6
+#define STRBUF 256
+
+static const char *const pattern_sql[DB_NPATTERNS] = {
+    [DB_POINT] = "SELECT id, agent_id, user_id, status, tokens, title FROM sessions WHERE id = ?",
+    [DB_RANGE] = "SELECT id, session_id, kind, tool, latency_ms FROM events "
+                 "WHERE created_at BETWEEN TIMESTAMP'2025-01-01 00:00:00' + INTERVAL ? SECOND "
+                 "AND TIMESTAMP'2025-01-01 00:00:00' + INTERVAL ? SECOND",
+    [DB_AGGREGATE] = "SELECT kind, COUNT(*), SUM(bytes), AVG(latency_ms) FROM events "
+                     "WHERE agent_id = ? GROUP BY kind",
+    [DB_ORDERED] = "SELECT id, session_id, tool, created_at FROM events WHERE agent_id = ? "
+                   "ORDER BY created_at DESC LIMIT 50",
+    [DB_DISTINCT] = "SELECT DISTINCT user_id FROM sessions WHERE agent_id = ?",
+};
+
+/* Parameters each pattern takes (a, then b). */
+static const int pattern_nparams[DB_NPATTERNS] = {1, 2, 1, 1, 1};
+
+const char *db_pattern_sql(unsigned pattern) {
+    return pattern < DB_NPATTERNS ? pattern_sql[pattern] : NULL;
+}
+
+void db_sizes_for(enum profile p, struct db_sizes *s) {
+    uint64_t div = profile_divisor(p);
+    s->sessions = 2000000 / div;
+    s->events = 8000000 / div;
+    s->agents = 1000 / div < 8 ? 8 : 1000 / div;
+    s->users = 100000 / div < 16 ? 16 : 100000 / div;
+}
+
+void db_params_for(uint64_t seed, unsigned worker, unsigned cycle, unsigned op,
+                   const struct db_sizes *s, struct db_params *p) {
+    struct rng r;
+    /* Stream 0xdb<<56 | position: apart from any other workload's streams. */
+    rng_seed(&r, seed, worker, (0xdbULL << 56) | ((uint64_t)cycle * 64 + op));
+    p->a = p->b = 0;
+    switch (op / DB_OPS_PER_PATTERN) {
+    case DB_POINT: p->a = 1 + (long long)rng_below(&r, s->sessions); break;
+    case DB_RANGE:
+        p->a = 1 + (long long)rng_below(&r, s->events - DB_RANGE_ROWS + 1);
+        p->b = p->a + DB_RANGE_ROWS - 1;
+        break;
+    default: p->a = 1 + (long long)rng_below(&r, s->agents); break;
+    }
+}
+
+int db_render_sql(unsigned pattern, const struct db_params *p, char *buf, size_t len) {
+    if (pattern >= DB_NPATTERNS)
+        return -1;
+    const long long v[2] = {p->a, p->b};
+    size_t o = 0;
+    int k = 0;
+    for (const char *s = pattern_sql[pattern]; *s; s++) {
+        int n = *s == '?' ? snprintf(buf + o, len - o, "%lld", v[k++])
+                          : snprintf(buf + o, len - o, "%c", *s);
+        if (n < 0 || (size_t)n >= len - o)
+            return -1;
+        o += (size_t)n;
+    }
+    return 0;
+}
+
+void db_where(const struct config *cfg, char *buf, size_t len) {
+    if (cfg->db_socket[0] && (!cfg->db_host[0] || !strcmp(cfg->db_host, "localhost") ||
+                              !strcmp(cfg->db_host, "127.0.0.1")) &&
+        access(cfg->db_socket, F_OK) == 0)
+        snprintf(buf, len, "socket %s", cfg->db_socket);
+    else
+        snprintf(buf, len, "%s:%u", cfg->db_host, cfg->db_port);
+}
+
+MYSQL *db_connect(const struct config *cfg, int for_prepare, char *err, size_t errlen) {
+    char where[1100];
+    db_where(cfg, where, sizeof where);
+    int use_socket = strncmp(where, "socket ", 7) == 0;
+
+    MYSQL *m = mysql_init(NULL);
+    if (!m) {
+        snprintf(err, errlen, "out of memory creating a MariaDB handle");
+        return NULL;
+    }
+    /* The client read/write timeouts are whole seconds: round --op-timeout up
+     * and add one so the server's own max_statement_time fires first. */
+    unsigned io = for_prepare ? 3600 : (unsigned)ceil(cfg->op_timeout) + 1;
+    unsigned conn = io < 10 ? io : 10;
+    mysql_optionsv(m, MYSQL_OPT_CONNECT_TIMEOUT, &conn);
+    mysql_optionsv(m, MYSQL_OPT_READ_TIMEOUT, &io);
+    mysql_optionsv(m, MYSQL_OPT_WRITE_TIMEOUT, &io);
+    if (cfg->db_tls) {
+        my_bool on = 1;
+        mysql_optionsv(m, MYSQL_OPT_SSL_ENFORCE, &on);
+    }
+    if (!mysql_real_connect(m, use_socket ? "localhost" : cfg->db_host, cfg->db_user,
+                            cfg->db_password, for_prepare ? NULL : cfg->db_name,
+                            use_socket ? 0 : cfg->db_port, use_socket ? cfg->db_socket : NULL,
+                            0)) {
+        unsigned e = mysql_errno(m);
+        if (e == ER_ACCESS_DENIED_ERROR || e == ER_DBACCESS_DENIED_ERROR)
+            snprintf(err, errlen,
+                     "MariaDB at %s: access denied for user '%s' (check MARIADB_PASSWORD or "
+                     ".local/stack/credentials)",
+                     where, cfg->db_user);
+        else if (e == ER_BAD_DB_ERROR)
+            snprintf(err, errlen,
+                     "MariaDB at %s has no database '%s': run ./harness prepare first", where,
+                     cfg->db_name);
+        else if (e == CR_CONNECTION_ERROR || e == CR_CONN_HOST_ERROR ||
+                 e == CR_UNKNOWN_HOST || e == CR_SERVER_LOST || e == CR_SERVER_GONE_ERROR)
+            snprintf(err, errlen, "cannot reach MariaDB at %s (is it running? scripts/stack up): %s",
+                     where, mysql_error(m));
+        else
+            snprintf(err, errlen, "MariaDB at %s: %s", where, mysql_error(m));
+        mysql_close(m);
+        return NULL;
+    }
+    /* The server stops any statement that runs longer than --op-timeout. */
+    char sql[96];
+    snprintf(sql, sizeof sql, "SET SESSION max_statement_time = %.3f",
+             for_prepare ? 0.0 : cfg->op_timeout);
+    if (mysql_query(m, sql)) {
+        snprintf(err, errlen, "MariaDB at %s: %s", where, mysql_error(m));
+        mysql_close(m);
+        return NULL;
+    }
+    return m;
+}
+
+/* One prepared pattern and the buffers its parameters and columns land in. */
+struct stmt {
+    MYSQL_STMT *st;
+    MYSQL_BIND param[2];
+    long long pval[2];
+    MYSQL_BIND col[MAX_COLS];
+    long long ival[MAX_COLS];
+    char sval[MAX_COLS][STRBUF];
+    unsigned long len[MAX_COLS];
+    my_bool isnull[MAX_COLS], error[MAX_COLS];
+};
+
+struct db_state {
+    MYSQL *m;
+    uint64_t seed;
+    unsigned worker;
+    struct db_sizes sizes;
+    char where[1100];
+    struct stmt s[DB_NPATTERNS];
+};
+
+static void db_close(void *p) {
+    struct db_state *d = p;
+    if (!d)
+        return;
+    for (int i = 0; i < DB_NPATTERNS; i++)
+        if (d->s[i].st)
+            mysql_stmt_close(d->s[i].st);
+    if (d->m)
+        mysql_close(d->m);
+    free(d);
+}
+
+/* Check aops_meta says the data is complete and made for this profile and
+ * seed; otherwise the rows a pattern expects may not be there. */
+static int check_meta(struct db_state *d, const struct config *cfg, char *err, size_t len) {
+    if (mysql_query(d->m, "SELECT k, v FROM aops_meta")) {
+        if (mysql_errno(d->m) == ER_NO_SUCH_TABLE)
+            snprintf(err, len, "database '%s' at %s has no harness tables: run ./harness prepare",
+                     cfg->db_name, d->where);
+        else
+            snprintf(err, len, "MariaDB at %s: %s", d->where, mysql_error(d->m));
+        return -1;
+    }
+    MYSQL_RES *res = mysql_store_result(d->m);
+    if (!res) {
+        snprintf(err, len, "MariaDB at %s: %s", d->where, mysql_error(d->m));
+        return -1;
+    }
+    long long version = -1, complete = 0, sessions = -1, events = -1;
+    unsigned long long seed = 0;
+    char profile[32] = "";
+    MYSQL_ROW row;
+    while ((row = mysql_fetch_row(res))) {
+        if (!row[0] || !row[1])
+            continue;
+        if (!strcmp(row[0], "schema_version"))
+            version = atoll(row[1]);
+        else if (!strcmp(row[0], "complete"))
+            complete = atoll(row[1]);
+        else if (!strcmp(row[0], "seed"))
+            seed = strtoull(row[1], NULL, 10);
+        else if (!strcmp(row[0], "profile"))
+            snprintf(profile, sizeof profile, "%s", row[1]);
+        else if (!strcmp(row[0], "sessions"))
+            sessions = atoll(row[1]);
+        else if (!strcmp(row[0], "events"))
+            events = atoll(row[1]);
+    }
+    mysql_free_result(res);
+    if (version != DB_SCHEMA_VERSION || !complete) {
+        snprintf(err, len,
+                 "database '%s' at %s holds no complete harness data of schema %d: run "
+                 "./harness prepare --profile %s",
+                 cfg->db_name, d->where, DB_SCHEMA_VERSION, profile_name(cfg->profile));
+        return -1;
+    }
+    if (seed != cfg->seed || (uint64_t)sessions != d->sizes.sessions ||
+        (uint64_t)events != d->sizes.events) {
+        snprintf(err, len,
+                 "database '%s' at %s holds data for profile %s seed %llu, not profile %s seed "
+                 "%llu: run ./harness prepare --profile %s --seed %llu",
+                 cfg->db_name, d->where, profile, seed, profile_name(cfg->profile),
+                 (unsigned long long)cfg->seed, profile_name(cfg->profile),
+                 (unsigned long long)cfg->seed);
+        return -1;
+    }
+    return 0;
+}
+
+/* Prepare one pattern and bind integers as integers and everything else as
+ * text into fixed buffers, so fetching needs nothing from us. */
+static int prepare_stmt(struct db_state *d, int i, char *err, size_t len) {
+    struct stmt *s = &d->s[i];
+    s->st = mysql_stmt_init(d->m);
+    if (!s->st || mysql_stmt_prepare(s->st, pattern_sql[i], strlen(pattern_sql[i]))) {
+        snprintf(err, len, "MariaDB at %s: preparing the %s query: %s (run ./harness prepare)",
+                 d->where, db_workload_class(i), s->st ? mysql_stmt_error(s->st) : "no memory");
+        return -1;
+    }
+    for (int k = 0; k < pattern_nparams[i]; k++) {
+        s->param[k].buffer_type = MYSQL_TYPE_LONGLONG;
+        s->param[k].buffer = &s->pval[k];
+    }
+    if (mysql_stmt_bind_param(s->st, s->param)) {
+        snprintf(err, len, "MariaDB: binding the %s query: %s", db_workload_class(i),
+                 mysql_stmt_error(s->st));
+        return -1;
+    }
+    MYSQL_RES *meta = mysql_stmt_result_metadata(s->st);
+    unsigned n = meta ? mysql_num_fields(meta) : 0;
+    if (!meta || n > MAX_COLS) {
+        snprintf(err, len, "MariaDB: the %s query returns %u columns, expected 1 to %d",
+                 db_workload_class(i), n, MAX_COLS);
+        if (meta)
+            mysql_free_result(meta);
+        return -1;
+    }
+    MYSQL_FIELD *f = mysql_fetch_fields(meta);
+    for (unsigned c = 0; c < n; c++) {
+        MYSQL_BIND *b = &s->col[c];
+        switch (f[c].type) {
+        case MYSQL_TYPE_TINY:
+        case MYSQL_TYPE_SHORT:
+        case MYSQL_TYPE_LONG:
+        case MYSQL_TYPE_INT24:
+        case MYSQL_TYPE_LONGLONG:
+            b->buffer_type = MYSQL_TYPE_LONGLONG;
+            b->buffer = &s->ival[c];
+            break;
+        default:
+            b->buffer_type = MYSQL_TYPE_STRING;
+            b->buffer = s->sval[c];
+            b->buffer_length = STRBUF;
+        }
+        b->length = &s->len[c];
+        b->is_null = &s->isnull[c];
+        b->error = &s->error[c];
+    }
+    mysql_free_result(meta);
+    if (mysql_stmt_bind_result(s->st, s->col)) {
+        snprintf(err, len, "MariaDB: binding the %s results: %s", db_workload_class(i),
+                 mysql_stmt_error(s->st));
+        return -1;
+    }
+    return 0;
 }
 
 static void *db_open(const struct config *cfg, unsigned worker, char *err, size_t len) {
-    (void)cfg, (void)worker;
-    snprintf(err, len, "the db workload is not built yet");
+    struct db_state *d = calloc(1, sizeof *d);
+    if (!d) {
+        snprintf(err, len, "out of memory");
+        return NULL;
+    }
+    d->seed = cfg->seed;
+    d->worker = worker;
+    db_sizes_for(cfg->profile, &d->sizes);
+    db_where(cfg, d->where, sizeof d->where);
+    d->m = db_connect(cfg, 0, err, len);
+    if (!d->m || check_meta(d, cfg, err, len) < 0)
+        goto fail;
+    for (int i = 0; i < DB_NPATTERNS; i++)
+        if (prepare_stmt(d, i, err, len) < 0)
+            goto fail;
+    return d;
+fail:
+    db_close(d);
     return NULL;
 }
 
-static int db_run(void *st, unsigned cycle, unsigned op, struct op_result *res) {
-    (void)st, (void)cycle, (void)op;
-    snprintf(res->err, sizeof res->err, "not built");
+/* A failed statement: a dead connection stops the worker, anything else is
+ * one error and the connection goes on (its pending rows dropped). */
+static int fail_op(struct db_state *d, struct stmt *s, unsigned pattern, struct op_result *res) {
+    unsigned e = mysql_stmt_errno(s->st);
+    if (e == CR_SERVER_GONE_ERROR || e == CR_SERVER_LOST || e == CR_SERVER_LOST_EXTENDED) {
+        res->fatal = 1;
+        snprintf(res->err, sizeof res->err,
+                 "MariaDB at %.80s: connection lost during the %s query (%.60s); no answer within "
+                 "--op-timeout or the server went away",
+                 d->where, db_workload_class(pattern), mysql_stmt_error(s->st));
+    } else if (e == ER_STATEMENT_TIMEOUT) {
+        snprintf(res->err, sizeof res->err, "MariaDB: the %s query ran past --op-timeout",
+                 db_workload_class(pattern));
+        mysql_stmt_reset(s->st);
+    } else {
+        snprintf(res->err, sizeof res->err, "MariaDB at %.80s: the %s query failed: %.100s", d->where,
+                 db_workload_class(pattern), mysql_stmt_error(s->st));
+        mysql_stmt_reset(s->st);
+    }
     return -1;
 }
 
-static void db_close(void *st) {
-    (void)st;
+static int db_run(void *p, unsigned cycle, unsigned op, struct op_result *res) {
+    struct db_state *d = p;
+    unsigned pattern = op / DB_OPS_PER_PATTERN;
+    res->klass = (int)pattern;
+    if (pattern >= DB_NPATTERNS) {
+        snprintf(res->err, sizeof res->err, "db operation %u out of range", op);
+        return -1;
+    }
+    struct stmt *s = &d->s[pattern];
+    struct db_params prm;
+    db_params_for(d->seed, d->worker, cycle, op, &d->sizes, &prm);
+    s->pval[0] = prm.a;
+    s->pval[1] = prm.b;
+    if (mysql_stmt_execute(s->st))
+        return fail_op(d, s, pattern, res);
+    uint64_t rows = 0;
+    int rc;
+    while ((rc = mysql_stmt_fetch(s->st)) == 0 || rc == MYSQL_DATA_TRUNCATED)
+        rows++;
+    if (rc != MYSQL_NO_DATA)
+        return fail_op(d, s, pattern, res);
+    res->rows = rows;
+    if (rows == 0) {
+        snprintf(res->err, sizeof res->err,
+                 "MariaDB: the %s query returned no rows for %lld although the data holds "
+                 "some: run ./harness prepare --force",
+                 db_workload_class(pattern), prm.a);
+        return -1;
+    }
+    return 0;
 }
 
 const struct workload db_workload = {
     .name = "db",
-    .ops_per_cycle = 50,
+    .ops_per_cycle = DB_NPATTERNS * DB_OPS_PER_PATTERN,
+    .nclasses = DB_NPATTERNS,
+    .class_names = {"point", "range", "aggregate", "ordered", "distinct"},
     .prepare = db_prepare,
     .open = db_open,
     .run = db_run,
     .close = db_close,
 };
+
+const char *db_workload_class(unsigned pattern) {
+    return pattern < DB_NPATTERNS ? db_workload.class_names[pattern] : "?";
+}

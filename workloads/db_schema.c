@@ -1,0 +1,234 @@
+/* db_schema.c -- `harness prepare` for the db workload: the agent store's
+ * schema and its rows, generated from the seed at the profile's size.
+ *
+ * Rows go in as multi-row INSERTs in primary-key order into tables without
+ * secondary indexes, and the indexes the five patterns need are built once
+ * at the end (far faster than maintaining them row by row at millions of
+ * rows). aops_meta records the schema version, profile, seed and row
+ * counts, with `complete` written last: a prepare that matches is a no-op,
+ * an interrupted one is redone, and --force always rebuilds. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../coordinator/util.h"
+#include "db.h"
+
+#define BATCH 2000
+#define ROWMAX 320
+#define EPOCH 1735689600LL /* 2025-01-01 00:00:00 UTC, the TIMESTAMP in the range query */
+
+static const char *const tools[16] = {
+    "read_file", "write_file", "grep",     "list_dir", "http_get",   "sql_query",
+    "run_tests", "git_diff",   "git_log",  "search",   "fetch_doc",  "summarize",
+    "embed",     "s3_get",     "s3_put",   "shell",
+};
+
+static const char *const schema[] = {
+    "DROP TABLE IF EXISTS events, sessions, aops_meta",
+    "CREATE TABLE aops_meta (k VARCHAR(64) PRIMARY KEY, v VARCHAR(255) NOT NULL)",
+    "CREATE TABLE sessions (id BIGINT UNSIGNED PRIMARY KEY, agent_id INT UNSIGNED NOT NULL, "
+    "user_id INT UNSIGNED NOT NULL, status TINYINT UNSIGNED NOT NULL, tokens INT UNSIGNED NOT "
+    "NULL, started_at DATETIME NOT NULL, title VARCHAR(64) NOT NULL) ENGINE=InnoDB",
+    "CREATE TABLE events (id BIGINT UNSIGNED PRIMARY KEY, session_id BIGINT UNSIGNED NOT NULL, "
+    "agent_id INT UNSIGNED NOT NULL, kind TINYINT UNSIGNED NOT NULL, tool VARCHAR(32) NOT NULL, "
+    "latency_ms INT UNSIGNED NOT NULL, bytes INT UNSIGNED NOT NULL, created_at DATETIME NOT "
+    "NULL, args VARCHAR(128) NOT NULL) ENGINE=InnoDB",
+    NULL,
+};
+
+/* The indexes the patterns use: distinct (agent_id, user_id) is covering;
+ * range by created_at; aggregate and ordered by (agent_id, created_at). */
+static const char *const indexes[] = {
+    "ALTER TABLE sessions ADD INDEX agent_user (agent_id, user_id)",
+    "ALTER TABLE events ADD INDEX created (created_at), ADD INDEX agent_created (agent_id, "
+    "created_at), ADD INDEX session (session_id)",
+    NULL,
+};
+
+static int exec(MYSQL *m, const char *sql, char *err, size_t len) {
+    if (mysql_query(m, sql)) {
+        snprintf(err, len, "MariaDB prepare: %s (in: %.60s...)", mysql_error(m), sql);
+        return -1;
+    }
+    if (mysql_field_count(m) > 0) /* ANALYZE answers with a table: drain it */
+        mysql_free_result(mysql_store_result(m));
+    return 0;
+}
+
+static void datetime(long long t, char *buf, size_t len) {
+    time_t tt = (time_t)t;
+    struct tm tm;
+    gmtime_r(&tt, &tm);
+    strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
+}
+
+/* Is the data there, complete, and made for this profile and seed? */
+static int meta_matches(MYSQL *m, const struct config *cfg, const struct db_sizes *sz) {
+    if (mysql_query(m, "SELECT k, v FROM aops_meta"))
+        return 0;
+    MYSQL_RES *res = mysql_store_result(m);
+    if (!res)
+        return 0;
+    char want[6][64];
+    snprintf(want[0], 64, "schema_version=%d", DB_SCHEMA_VERSION);
+    snprintf(want[1], 64, "profile=%s", profile_name(cfg->profile));
+    snprintf(want[2], 64, "seed=%" PRIu64, cfg->seed);
+    snprintf(want[3], 64, "sessions=%" PRIu64, sz->sessions);
+    snprintf(want[4], 64, "events=%" PRIu64, sz->events);
+    snprintf(want[5], 64, "complete=1");
+    int found = 0;
+    MYSQL_ROW row;
+    while ((row = mysql_fetch_row(res))) {
+        char kv[160];
+        snprintf(kv, sizeof kv, "%s=%s", row[0] ? row[0] : "", row[1] ? row[1] : "");
+        for (int i = 0; i < 6; i++)
+            if (!strcmp(kv, want[i]))
+                found |= 1 << i;
+    }
+    mysql_free_result(res);
+    return found == 0x3f;
+}
+
+/* Append rows to `sql` and send it every BATCH rows. */
+struct loader {
+    MYSQL *m;
+    const char *head;
+    char *sql;
+    size_t len, cap;
+    unsigned rows;
+};
+
+static int flush(struct loader *l, char *err, size_t errlen) {
+    if (!l->rows)
+        return 0;
+    int rc = exec(l->m, l->sql, err, errlen);
+    l->len = 0;
+    l->rows = 0;
+    return rc;
+}
+
+static int add_row(struct loader *l, const char *row, char *err, size_t errlen) {
+    if (!l->rows)
+        l->len = (size_t)snprintf(l->sql, l->cap, "%s", l->head);
+    l->len += (size_t)snprintf(l->sql + l->len, l->cap - l->len, "%s%s", l->rows ? "," : "", row);
+    if (++l->rows == BATCH)
+        return flush(l, err, errlen);
+    return 0;
+}
+
+static void progress(const struct config *cfg, const char *table, uint64_t i, uint64_t n) {
+    if (!cfg->quiet && n >= 1000000 && i % (n / 10) == 0)
+        printf("db: %s %" PRIu64 "/%" PRIu64 " rows\n", table, i, n), fflush(stdout);
+}
+
+static int load(MYSQL *m, const struct config *cfg, const struct db_sizes *sz, char *err,
+                size_t errlen) {
+    struct loader l = {.m = m, .cap = (size_t)BATCH * ROWMAX + 256};
+    l.sql = malloc(l.cap);
+    if (!l.sql) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    char row[ROWMAX], when[32];
+    struct rng r;
+    int rc = 0;
+
+    rng_seed(&r, cfg->seed, 0xdbULL, 1);
+    l.head = "INSERT INTO sessions VALUES ";
+    for (uint64_t i = 1; i <= sz->sessions && rc == 0; i++) {
+        datetime(EPOCH + (long long)i * 4, when, sizeof when);
+        snprintf(row, sizeof row, "(%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%u,'%s','session-%016" PRIx64 "')",
+                 i, 1 + (i - 1) % sz->agents, 1 + rng_below(&r, sz->users),
+                 (unsigned)rng_below(&r, 4), (unsigned)rng_below(&r, 200000), when, rng_next(&r));
+        rc = add_row(&l, row, err, errlen);
+        progress(cfg, "sessions", i, sz->sessions);
+    }
+    if (rc == 0)
+        rc = flush(&l, err, errlen);
+
+    rng_seed(&r, cfg->seed, 0xdbULL, 2);
+    l.head = "INSERT INTO events VALUES ";
+    for (uint64_t i = 1; i <= sz->events && rc == 0; i++) {
+        uint64_t session = 1 + rng_below(&r, sz->sessions);
+        unsigned kind = (unsigned)rng_below(&r, DB_NKINDS);
+        const char *tool = tools[rng_below(&r, 16)];
+        unsigned latency = 1 + (unsigned)rng_below(&r, 5000);
+        unsigned bytes = (unsigned)rng_below(&r, 1u << 20);
+        uint64_t h = rng_next(&r);
+        datetime(EPOCH + (long long)i, when, sizeof when);
+        snprintf(row, sizeof row,
+                 "(%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,'%s',%u,%u,'%s','{\"path\":\"src/%04x/"
+                 "%08x.c\",\"line\":%u}')",
+                 i, session, 1 + (session - 1) % sz->agents, kind, tool, latency, bytes, when,
+                 (unsigned)(h >> 48), (unsigned)(h >> 16), (unsigned)(h & 0xffff) % 4000 + 1);
+        rc = add_row(&l, row, err, errlen);
+        progress(cfg, "events", i, sz->events);
+    }
+    if (rc == 0)
+        rc = flush(&l, err, errlen);
+    free(l.sql);
+    return rc;
+}
+
+int db_prepare(const struct config *cfg, char *err, size_t errlen) {
+    struct db_sizes sz;
+    db_sizes_for(cfg->profile, &sz);
+    MYSQL *m = db_connect(cfg, 1, err, errlen);
+    if (!m)
+        return -1;
+    char where[1100], sql[512];
+    db_where(cfg, where, sizeof where);
+    snprintf(sql, sizeof sql, "CREATE DATABASE IF NOT EXISTS `%s`", cfg->db_name);
+    if (mysql_query(m, sql) && mysql_errno(m) != 1007 /* exists */) {
+        /* A user without CREATE may still own an existing database. */
+        if (mysql_select_db(m, cfg->db_name)) {
+            snprintf(err, errlen, "MariaDB at %s: cannot create database '%s': %s", where,
+                     cfg->db_name, mysql_error(m));
+            mysql_close(m);
+            return -1;
+        }
+    }
+    if (mysql_select_db(m, cfg->db_name)) {
+        snprintf(err, errlen, "MariaDB at %s: cannot use database '%s': %s", where, cfg->db_name,
+                 mysql_error(m));
+        mysql_close(m);
+        return -1;
+    }
+    if (!cfg->force && meta_matches(m, cfg, &sz)) {
+        if (!cfg->quiet)
+            printf("db: %" PRIu64 " sessions and %" PRIu64 " events already loaded in '%s' "
+                   "(profile %s, seed %" PRIu64 "); --force rebuilds\n",
+                   sz.sessions, sz.events, cfg->db_name, profile_name(cfg->profile), cfg->seed);
+        mysql_close(m);
+        return 0;
+    }
+    int64_t t0 = now_ns();
+    int rc = exec(m, "SET SESSION unique_checks = 0, foreign_key_checks = 0", err, errlen);
+    for (int i = 0; schema[i] && rc == 0; i++)
+        rc = exec(m, schema[i], err, errlen);
+    if (rc == 0)
+        rc = load(m, cfg, &sz, err, errlen);
+    for (int i = 0; indexes[i] && rc == 0; i++)
+        rc = exec(m, indexes[i], err, errlen);
+    if (rc == 0) {
+        snprintf(sql, sizeof sql,
+                 "INSERT INTO aops_meta VALUES ('schema_version','%d'),('profile','%s'),"
+                 "('seed','%" PRIu64 "'),('sessions','%" PRIu64 "'),('events','%" PRIu64 "'),"
+                 "('agents','%" PRIu64 "'),('users','%" PRIu64 "')",
+                 DB_SCHEMA_VERSION, profile_name(cfg->profile), cfg->seed, sz.sessions,
+                 sz.events, sz.agents, sz.users);
+        rc = exec(m, sql, err, errlen);
+    }
+    if (rc == 0)
+        rc = exec(m, "ANALYZE TABLE sessions, events", err, errlen);
+    if (rc == 0) /* last: a prepare cut short before this is redone */
+        rc = exec(m, "INSERT INTO aops_meta VALUES ('complete','1')", err, errlen);
+    if (rc == 0 && !cfg->quiet)
+        printf("db: loaded %" PRIu64 " sessions and %" PRIu64 " events into '%s' in %.1f s\n",
+               sz.sessions, sz.events, cfg->db_name, (double)(now_ns() - t0) / 1e9);
+    mysql_close(m);
+    return rc;
+}
