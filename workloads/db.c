@@ -121,7 +121,12 @@ MYSQL *db_connect(const struct config *cfg, int for_prepare, char *err, size_t e
                             use_socket ? 0 : cfg->db_port, use_socket ? cfg->db_socket : NULL,
                             0)) {
         unsigned e = mysql_errno(m);
-        if (e == ER_ACCESS_DENIED_ERROR || e == ER_DBACCESS_DENIED_ERROR)
+        if (e == ER_DBACCESS_DENIED_ERROR) /* what a user without grants sees of a missing db */
+            snprintf(err, errlen,
+                     "MariaDB at %s: user '%s' cannot use database '%s' (missing or not "
+                     "granted): run ./harness prepare, or grant the user access",
+                     where, cfg->db_user, cfg->db_name);
+        else if (e == ER_ACCESS_DENIED_ERROR)
             snprintf(err, errlen,
                      "MariaDB at %s: access denied for user '%s' (check MARIADB_PASSWORD or "
                      ".local/stack/credentials)",
