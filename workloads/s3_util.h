@@ -1,0 +1,80 @@
+/* s3_util.h -- the pieces of the s3 workload that prepare, open/run and the
+ * tests share: which object an operation reads (key, size class, size), the
+ * deterministic object content, URI encoding of keys for SigV4, one libcurl
+ * handle set up for signed requests, and turning a failed request into the
+ * one-line message a person can act on. */
+#ifndef AOPS_S3_UTIL_H
+#define AOPS_S3_UTIL_H
+
+#include <curl/curl.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../coordinator/config.h"
+
+#define S3_NCLASSES 3
+#define S3_OPS 1190
+#define S3_KEYLEN 128
+#define S3_URLLEN 1024
+
+/* SHA-256 of the empty body: the x-amz-content-sha256 of a GET or HEAD. */
+#define S3_EMPTY_SHA256 "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+/* Ops 0..499 read class 0 (1 MiB full), 500..999 class 1 (10 MiB),
+ * 1000..1189 class 2 (50 MiB). */
+int s3_op_class(unsigned op);
+unsigned s3_op_index(unsigned op); /* index of the object within its class */
+uint64_t s3_class_size(enum profile p, int klass);
+uint64_t s3_worker_bytes(enum profile p); /* bytes one worker reads per cycle */
+const char *s3_class_name(int klass);
+
+/* The worker whose object set `worker` reads: itself, or 0 with --dataset shared. */
+unsigned s3_data_worker(const struct config *cfg, unsigned worker);
+
+/* Key of operation `op` of data worker `dw`: "<profile>/w<dw>/<class>/<index>".
+ * The profile is part of the key so that a tiny and a full data set can sit
+ * in one bucket without one overwriting the other. */
+void s3_key(char *buf, size_t len, enum profile p, unsigned dw, unsigned op);
+
+/* Percent-encode src as AWS SigV4 wants a canonical URI: everything but
+ * A-Z a-z 0-9 - . _ ~ (and '/' when keep_slash) as %XX, upper-case hex.
+ * Returns the length, or -1 when it does not fit. */
+int s3_uri_encode(char *dst, size_t len, const char *src, int keep_slash);
+
+/* "<endpoint>/<bucket>/<encoded key>" (path-style), key NULL for the bucket.
+ * Returns 0, or -1 when it does not fit. */
+int s3_url(char *buf, size_t len, const struct config *cfg, const char *key);
+
+/* Object content: a counter-based generator, so any byte range can be
+ * produced on its own (uploads stream it in pieces) and the same seed and
+ * key give the same bytes on every machine. Incompressible. */
+uint64_t s3_content_seed(uint64_t seed, const char *key);
+void s3_fill(void *buf, size_t len, uint64_t content_seed, uint64_t offset);
+
+/* The <Code> of an S3 error XML body, or "" when there is none. */
+void s3_error_code(const char *body, size_t blen, char *code, size_t clen);
+
+/* Headers: the x-amz-content-sha256 libcurl 7.88 does not add itself. */
+struct curl_slist *s3_get_headers(void);
+struct curl_slist *s3_put_headers(void);
+
+/* Set up h for signed requests to cfg's endpoint: SigV4 with the full
+ * provider string, credentials, timeouts, TLS verification. */
+void s3_easy_setup(CURL *h, const struct config *cfg);
+
+/* The message for a request that failed: a curl error (cc != CURLE_OK), or
+ * an HTTP status >= 300 with the error body's code. `what` names the
+ * request ("GET tiny/w0/1MiB/3"). *fatal is set when the endpoint is gone. */
+void s3_describe_failure(char *err, size_t len, const struct config *cfg, CURL *h, CURLcode cc,
+                         const char *curlerr, long status, const char *code, const char *what,
+                         const char *key, int *fatal);
+
+/* Checks before a run or prepare that need no request: credentials there,
+ * endpoint a http(s) URL. Returns 0 or -1 with err set. */
+int s3_check_config(const struct config *cfg, char *err, size_t len);
+
+/* `harness prepare` for s3 (s3_prepare.c): create the bucket, upload every
+ * object cfg->n workers read that is not there with the right size. */
+int s3_prepare(const struct config *cfg, char *err, size_t len);
+
+#endif
