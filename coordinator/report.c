@@ -1,16 +1,743 @@
-/* report.c -- placeholder until `harness report` and `harness compare` land. */
+/* report.c -- `harness report RUN_DIR [-o FILE] [--csv DIR]`: turn a run's
+ * result.json into one self-contained HTML page (inline SVG, inline CSS, no
+ * script, no network) that reads on a laptop and on paper: the headline
+ * figures and validity first, since that is what people quote, then where
+ * the time went (latency per workload, spread across containers, CPU,
+ * storage and power over time, the windows), then what the run ran on (the
+ * inventory, the config) so a reader can judge a comparison.
+ *
+ * A sweep directory (RUN_DIR/sweep.json listing points/N/result.json) gets a
+ * page of AOPS, per-core AOPS and latency against the number of containers,
+ * and each point gets its own page next to its result.json. */
+#include <errno.h>
+#include <libgen.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "commands.h"
+#include "csv.h"
+#include "report_html.h"
 
-int report_main(int argc, char **argv) {
-    (void)argc, (void)argv;
-    fprintf(stderr, "harness report: not built yet\n");
-    return 2;
+static const char *WL[] = {"s3", "db", "search"};
+static const char *WL_NAME[] = {"S3 GET", "MariaDB query", "code search"};
+static const char *PATTERNS[] = {"point", "range", "aggregate", "ordered", "distinct"};
+static const char *STATS[] = {"mean", "p50", "p95", "p99", "max"};
+
+/* A figure whose text is ours (bytes, MB/s) but whose data-value is exact. */
+static void sb_num_text(struct sbuf *b, const char *key, double v, const char *text) {
+    sb_puts(b, "<span class=\"num\" data-key=\"");
+    sb_esc(b, key);
+    char e[40];
+    if (isfinite(v))
+        sb_printf(b, "\" data-value=\"%s\">", fmt_exact(e, sizeof e, v));
+    else
+        sb_puts(b, "\" data-value=\"null\">");
+    sb_esc(b, isfinite(v) ? text : "–");
+    sb_puts(b, "</span>");
 }
 
-int compare_main(int argc, char **argv) {
-    (void)argc, (void)argv;
-    fprintf(stderr, "harness compare: not built yet\n");
-    return 2;
+static void num_at(struct sbuf *b, const json_t *r, const char *path, int dec) {
+    double v = jnum(r, path);
+    sb_num(b, path, v, dec < 0 ? auto_dec(v) : dec);
+}
+
+static void bytes_at(struct sbuf *b, const json_t *r, const char *path, const char *suffix) {
+    char t[64], u[80];
+    double v = jnum(r, path);
+    fmt_bytes(t, sizeof t, v, 0);
+    snprintf(u, sizeof u, "%s%s", t, suffix);
+    sb_num_text(b, path, v, u);
+}
+
+static void card_begin(struct sbuf *b, const char *label) {
+    sb_puts(b, "<div class=\"card\"><div class=\"label\">");
+    sb_esc(b, label);
+    sb_puts(b, "</div><div class=\"big\">");
+}
+
+static void list_strings(struct sbuf *b, const json_t *arr, const char *cls, const char *id) {
+    size_t i;
+    json_t *s;
+    sb_printf(b, "<ul class=\"%s\" id=\"%s\">", cls, id);
+    json_array_foreach(arr, i, s) {
+        sb_puts(b, "<li>");
+        sb_esc(b, json_is_string(s) ? json_string_value(s) : "(not a string)");
+        sb_puts(b, "</li>");
+    }
+    sb_puts(b, "</ul>\n");
+}
+
+static void headline(struct sbuf *b, const json_t *r) {
+    int valid = json_is_true(json_object_get(r, "valid"));
+    sb_puts(b, "<div class=\"cards\" id=\"headline\">\n");
+    card_begin(b, "AOPS (agentic operations per second)");
+    num_at(b, r, "totals.aops", 1);
+    sb_puts(b, "</div><div class=\"note\">");
+    num_at(b, r, "totals.ops", 0);
+    sb_puts(b, " operations in ");
+    num_at(b, r, "totals.wall_seconds", 3);
+    sb_puts(b, " s</div></div>\n");
+
+    card_begin(b, "per-core AOPS");
+    num_at(b, r, "totals.aops_per_core", 2);
+    sb_puts(b, "</div><div class=\"note\">");
+    num_at(b, r, "system.physical_cores", 0);
+    sb_puts(b, " physical cores</div></div>\n");
+
+    card_begin(b, "AOPS per watt");
+    double apw = jnum(r, "totals.aops_per_watt");
+    if (isfinite(apw)) {
+        num_at(b, r, "totals.aops_per_watt", 3);
+        sb_puts(b, "</div><div class=\"note\">mean package power ");
+        num_at(b, r, "telemetry.power.mean_w", 1);
+        sb_puts(b, " W (");
+        sb_esc(b, jstr(r, "telemetry.power.source"));
+        sb_puts(b, ")</div></div>\n");
+    } else {
+        const char *why = jstr(r, "telemetry.power_unavailable_reason");
+        sb_puts(b, "<span id=\"aops-per-watt-unavailable\">unavailable</span></div><div class=\"note\">");
+        sb_esc(b, why ? why : "no power source");
+        sb_puts(b, "</div></div>\n");
+    }
+
+    card_begin(b, "validity");
+    sb_printf(b, "<span id=\"validity\" class=\"%s\" data-valid=\"%s\">%s</span></div><div class=\"note\">",
+              valid ? "valid" : "invalid", valid ? "true" : "false", valid ? "valid" : "not valid");
+    num_at(b, r, "totals.errors", 0);
+    sb_puts(b, " errors</div></div>\n</div>\n");
+
+    json_t *why = json_object_get(r, "invalid_reasons");
+    if (!valid || json_array_size(why)) {
+        sb_puts(b, "<h3>Why the run is not valid</h3>\n");
+        list_strings(b, why, "bad", "invalid-reasons");
+    }
+    json_t *warn = json_object_get(r, "warnings");
+    if (json_array_size(warn)) {
+        sb_puts(b, "<h3>Warnings</h3>\n");
+        list_strings(b, warn, "warn", "warnings");
+    }
+}
+
+/* One table row of a latency object: ops, errors, then the five stats. */
+static void latency_row(struct sbuf *b, const json_t *r, const char *name, const char *base,
+                        const char *lat) {
+    char k[160];
+    sb_puts(b, "<tr><td>");
+    sb_esc(b, name);
+    sb_puts(b, "</td><td>");
+    snprintf(k, sizeof k, "%s.ops", base);
+    if (strcmp(lat, "ttfb_ms"))
+        num_at(b, r, k, 0);
+    sb_puts(b, "</td><td>");
+    snprintf(k, sizeof k, "%s.errors", base);
+    if (strcmp(lat, "ttfb_ms"))
+        num_at(b, r, k, 0);
+    for (size_t s = 0; s < 5; s++) {
+        sb_puts(b, "</td><td>");
+        snprintf(k, sizeof k, "%s.%s.%s", base, lat, STATS[s]);
+        num_at(b, r, k, 3);
+    }
+    sb_puts(b, "</td></tr>\n");
+}
+
+static void latency_section(struct sbuf *b, const json_t *r) {
+    char k[160], n[80];
+    sb_puts(b, "<h2>Latency per workload (ms)</h2>\n<table id=\"latency\"><tr><th>workload</th><th>ops</th>"
+               "<th>errors</th><th>mean</th><th>p50</th><th>p95</th><th>p99</th><th>max</th></tr>\n");
+    for (size_t w = 0; w < 3; w++) {
+        snprintf(k, sizeof k, "workloads.%s", WL[w]);
+        if (!jget(r, k))
+            continue;
+        latency_row(b, r, WL_NAME[w], k, "latency_ms");
+        if (w == 0 && jget(r, "workloads.s3.ttfb_ms"))
+            latency_row(b, r, "  S3 time to first byte", k, "ttfb_ms");
+        if (w == 1)
+            for (size_t p = 0; p < 5; p++) {
+                snprintf(k, sizeof k, "workloads.db.patterns.%s", PATTERNS[p]);
+                snprintf(n, sizeof n, "  db: %s", PATTERNS[p]);
+                if (jget(r, k))
+                    latency_row(b, r, n, k, "latency_ms");
+            }
+    }
+    sb_puts(b, "</table>\n<div class=\"grid2\">\n");
+    for (size_t w = 0; w < 3; w++) {
+        double v[5];
+        char id[64], title[96];
+        snprintf(k, sizeof k, "workloads.%s", WL[w]);
+        if (!jget(r, k))
+            continue;
+        for (size_t s = 0; s < 5; s++) {
+            snprintf(k, sizeof k, "workloads.%s.latency_ms.%s", WL[w], STATS[s]);
+            v[s] = jnum(r, k);
+        }
+        snprintf(id, sizeof id, "latency-%s", WL[w]);
+        snprintf(title, sizeof title, "%s latency", WL_NAME[w]);
+        svg_bar_chart(b, id, title, "ms", STATS, v, 5);
+    }
+    sb_puts(b, "</div>\n");
+}
+
+static void containers_section(struct sbuf *b, const json_t *r) {
+    json_t *cs = json_object_get(r, "containers"), *c;
+    size_t n = json_array_size(cs), i;
+    if (!n)
+        return;
+    sb_puts(b, "<h2>Distribution across containers</h2>\n");
+    double *v = calloc(n, sizeof *v);
+    char **lab = calloc(n, sizeof *lab);
+    json_array_foreach(cs, i, c) {
+        double ops = jnum(c, "ops"), sec = jnum(c, "seconds");
+        v[i] = sec > 0 ? ops / sec : NAN;
+        lab[i] = malloc(24);
+        snprintf(lab[i], 24, "%g", jnum(c, "id"));
+    }
+    sb_puts(b, "<div class=\"grid2\">");
+    svg_bar_chart(b, "containers-ops-per-second", "operations per second per container", "ops/s",
+                  (const char *const *)lab, v, n);
+    sb_puts(b, "</div>\n");
+    sb_puts(b, "<table id=\"containers\"><tr><th>container</th><th>ops</th><th>errors</th><th>seconds</th>"
+               "<th>ops/s</th><th>exit</th><th>OOM</th><th>S3 mean ms</th><th>DB mean ms</th>"
+               "<th>search mean ms</th></tr>\n");
+    json_array_foreach(cs, i, c) {
+        char k[96];
+        sb_printf(b, "<tr><td>%s</td><td>", lab[i]);
+        static const char *f[] = {"ops", "errors", "seconds"};
+        for (size_t j = 0; j < 3; j++) {
+            snprintf(k, sizeof k, "containers.%zu.%s", i, f[j]);
+            num_at(b, r, k, j == 2 ? 3 : 0);
+            sb_puts(b, "</td><td>");
+        }
+        char f2[64];
+        sb_printf(b, "%s</td><td>", fmt_num(f2, sizeof f2, v[i], 1));
+        snprintf(k, sizeof k, "containers.%zu.exit_status", i);
+        num_at(b, r, k, 0);
+        sb_printf(b, "</td><td>%s", json_is_true(json_object_get(c, "oom_killed")) ? "<b>killed</b>" : "no");
+        for (size_t w = 0; w < 3; w++) {
+            snprintf(k, sizeof k, "containers.%zu.latency_ms_mean.%s", i, WL[w]);
+            sb_puts(b, "</td><td>");
+            num_at(b, r, k, 3);
+        }
+        sb_puts(b, "</td></tr>\n");
+        free(lab[i]);
+    }
+    sb_puts(b, "</table>\n");
+    free(v);
+    free(lab);
+}
+
+/* Pull one column of telemetry.series into y (NAN for null); scale applies. */
+static size_t series_col(const json_t *series, const char *key, double *y, double scale) {
+    size_t i, finite = 0;
+    json_t *p;
+    json_array_foreach(series, i, p) {
+        y[i] = jnum(p, key) * scale;
+        finite += isfinite(y[i]) != 0;
+    }
+    return finite;
+}
+
+static void telemetry_section(struct sbuf *b, const json_t *r) {
+    json_t *series = jget(r, "telemetry.series");
+    size_t n = json_array_size(series);
+    sb_puts(b, "<h2>Over time</h2>\n");
+    sb_puts(b, "<table id=\"telemetry\"><tr><th>whole run</th><th>mean</th><th>peak</th></tr>\n"
+               "<tr><td>CPU utilisation (% of all logical CPUs)</td><td>");
+    num_at(b, r, "telemetry.cpu_util.mean", 1);
+    sb_puts(b, "</td><td>");
+    num_at(b, r, "telemetry.cpu_util.peak", 1);
+    sb_puts(b, "</td></tr>\n<tr><td>storage read</td><td>");
+    bytes_at(b, r, "telemetry.read_Bps.mean", "/s");
+    sb_puts(b, "</td><td>");
+    bytes_at(b, r, "telemetry.read_Bps.peak", "/s");
+    sb_puts(b, "</td></tr>\n<tr><td>read IOPS</td><td>");
+    num_at(b, r, "telemetry.read_iops.mean", 0);
+    sb_puts(b, "</td><td>");
+    num_at(b, r, "telemetry.read_iops.peak", 0);
+    sb_puts(b, "</td></tr>\n<tr><td>package power (W)</td><td>");
+    num_at(b, r, "telemetry.power.mean_w", 1);
+    sb_puts(b, "</td><td>");
+    num_at(b, r, "telemetry.power.peak_w", 1);
+    sb_puts(b, "</td></tr>\n</table>\n");
+
+    double *t = calloc(n + 1, sizeof *t), *y[4];
+    for (int i = 0; i < 4; i++)
+        y[i] = calloc(n + 1, sizeof *y[i]);
+    series_col(series, "t", t, 1);
+    /* The windows shade the charts so a dip lines up with the phase. */
+    struct chart_span spans[3];
+    size_t nspans = 0;
+    for (size_t w = 0; w < 3; w++) {
+        char k[64];
+        snprintf(k, sizeof k, "windows.%s.start", WL[w]);
+        double a = jnum(r, k);
+        snprintf(k, sizeof k, "windows.%s.end", WL[w]);
+        double z = jnum(r, k);
+        if (isfinite(a) && isfinite(z))
+            spans[nspans++] = (struct chart_span){WL[w], a, z};
+    }
+    sb_puts(b, "<div class=\"grid2\">\n");
+    series_col(series, "cpu_util", y[0], 1);
+    struct chart_series cpu = {"CPU", t, y[0], n};
+    svg_line_chart(b, "cpu-util", "CPU utilisation", "seconds since start", "%", &cpu, 1, spans, nspans, 100);
+
+    series_col(series, "read_Bps", y[0], 1e-6);
+    series_col(series, "write_Bps", y[1], 1e-6);
+    struct chart_series bw[2] = {{"read", t, y[0], n}, {"write", t, y[1], n}};
+    svg_line_chart(b, "storage-throughput", "storage throughput", "seconds since start", "MB/s", bw, 2,
+                   spans, nspans, 0);
+
+    series_col(series, "read_iops", y[2], 1);
+    series_col(series, "write_iops", y[3], 1);
+    struct chart_series io[2] = {{"read", t, y[2], n}, {"write", t, y[3], n}};
+    svg_line_chart(b, "iops", "storage IOPS", "seconds since start", "IOPS", io, 2, spans, nspans, 0);
+
+    /* No power source: say so instead of drawing a flat line of zeros. */
+    size_t pw = series_col(series, "power_w", y[0], 1);
+    if (pw && json_is_object(jget(r, "telemetry.power"))) {
+        struct chart_series p = {"power", t, y[0], n};
+        svg_line_chart(b, "power", "package power", "seconds since start", "W", &p, 1, spans, nspans, 0);
+    } else {
+        const char *why = jstr(r, "telemetry.power_unavailable_reason");
+        sb_puts(b, "<figure><div class=\"unavail\" id=\"power-unavailable\"><b>Package power: unavailable.</b> ");
+        sb_esc(b, why ? why : "no power source was found");
+        sb_puts(b, "</div></figure>\n");
+    }
+    sb_puts(b, "</div>\n");
+    free(t);
+    for (int i = 0; i < 4; i++)
+        free(y[i]);
+}
+
+static void windows_section(struct sbuf *b, const json_t *r) {
+    if (!json_is_object(json_object_get(r, "windows")))
+        return;
+    sb_puts(b, "<h2>Windows</h2>\n<table id=\"windows\"><tr><th>window</th><th>start s</th><th>end s</th>"
+               "<th>CPU mean %</th><th>CPU peak %</th><th>read mean</th><th>read peak</th>"
+               "<th>IOPS mean</th><th>IOPS peak</th></tr>\n");
+    for (size_t w = 0; w < 3; w++) {
+        char k[96];
+        snprintf(k, sizeof k, "windows.%s", WL[w]);
+        if (!jget(r, k))
+            continue;
+        sb_printf(b, "<tr><td>%s</td>", WL[w]);
+        static const char *f[] = {"start", "end", "cpu_util.mean", "cpu_util.peak", "read_Bps.mean",
+                                  "read_Bps.peak", "read_iops.mean", "read_iops.peak"};
+        for (size_t j = 0; j < 8; j++) {
+            snprintf(k, sizeof k, "windows.%s.%s", WL[w], f[j]);
+            sb_puts(b, "<td>");
+            if (j == 4 || j == 5)
+                bytes_at(b, r, k, "/s");
+            else
+                num_at(b, r, k, j < 2 ? 3 : j < 4 ? 1 : 0);
+            sb_puts(b, "</td>");
+        }
+        sb_puts(b, "</tr>\n");
+    }
+    sb_puts(b, "</table>\n");
+}
+
+/* Any JSON value as table text: strings as is, the rest compact JSON. */
+static void value_text(struct sbuf *b, const json_t *v) {
+    if (json_is_string(v)) {
+        sb_esc(b, json_string_value(v));
+        return;
+    }
+    char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_SORT_KEYS);
+    sb_esc(b, s ? s : "");
+    free(s);
+}
+
+static void kv_table(struct sbuf *b, const json_t *obj, const char *id, const char *prefix) {
+    const char *k;
+    json_t *v;
+    sb_printf(b, "<table id=\"%s\">", id);
+    json_object_foreach((json_t *)obj, k, v) {
+        if (json_is_array(v) && !strcmp(k, "disks"))
+            continue;
+        sb_puts(b, "<tr><td>");
+        sb_esc(b, k);
+        sb_puts(b, "</td><td class=\"t\">");
+        if (json_is_number(v)) {
+            char key[160], t[64];
+            snprintf(key, sizeof key, "%s.%s", prefix, k);
+            if (strstr(k, "bytes"))
+                sb_num_text(b, key, json_number_value(v), fmt_bytes(t, sizeof t, json_number_value(v), 1));
+            else
+                sb_num(b, key, json_number_value(v), json_is_integer(v) ? 0 : auto_dec(json_number_value(v)));
+        } else
+            value_text(b, v);
+        sb_puts(b, "</td></tr>\n");
+    }
+    sb_puts(b, "</table>\n");
+}
+
+static void system_section(struct sbuf *b, const json_t *r) {
+    json_t *sys = json_object_get(r, "system"), *cfg = json_object_get(r, "config");
+    sb_puts(b, "<div class=\"grid2\"><div><h2>System</h2>\n");
+    if (json_is_object(sys)) {
+        kv_table(b, sys, "system", "system");
+        json_t *d;
+        size_t i;
+        if (json_array_size(json_object_get(sys, "disks"))) {
+            sb_puts(b, "<table id=\"disks\"><tr><th>disk</th><th class=\"t\">model</th><th class=\"t\">"
+                       "rotational</th><th class=\"t\">scheduler</th></tr>\n");
+            json_array_foreach(json_object_get(sys, "disks"), i, d) {
+                sb_puts(b, "<tr><td>");
+                sb_esc(b, jstr(d, "name"));
+                sb_puts(b, "</td><td class=\"t\">");
+                sb_esc(b, jstr(d, "model"));
+                sb_printf(b, "</td><td class=\"t\">%s</td><td class=\"t\">",
+                          json_is_true(json_object_get(d, "rotational")) ? "yes" : "no");
+                sb_esc(b, jstr(d, "scheduler"));
+                sb_puts(b, "</td></tr>\n");
+            }
+            sb_puts(b, "</table>\n");
+        }
+    }
+    sb_puts(b, "</div><div><h2>Configuration</h2>\n");
+    if (json_is_object(cfg))
+        kv_table(b, cfg, "config", "config");
+    sb_puts(b, "</div></div>\n");
+}
+
+/* The whole page body for one run. */
+static void render_run(struct sbuf *b, const json_t *r, const char *name) {
+    char sub[64];
+    sb_puts(b, "<h1>aops-harness run ");
+    sb_esc(b, name);
+    sb_puts(b, "</h1>\n<p class=\"sub\">");
+    sb_esc(b, jstr(r, "system.cpu_model"));
+    sb_printf(b, " · %s containers · profile ", fmt_num(sub, sizeof sub, jnum(r, "config.containers"), 0));
+    sb_esc(b, jstr(r, "config.profile"));
+    sb_puts(b, " · schedule ");
+    sb_esc(b, jstr(r, "config.schedule"));
+    sb_puts(b, "</p>\n");
+    headline(b, r);
+    latency_section(b, r);
+    containers_section(b, r);
+    telemetry_section(b, r);
+    windows_section(b, r);
+    system_section(b, r);
+    sb_printf(b, "<footer>result.json schema %s · written by harness report</footer>\n",
+              fmt_num(sub, sizeof sub, jnum(r, "schema_version"), 0));
+}
+
+static int write_file(const char *path, const struct sbuf *b, char *err, size_t errlen) {
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    fwrite(b->s, 1, b->len, f);
+    if (ferror(f) | (fclose(f) != 0)) {
+        snprintf(err, errlen, "%s: write failed", path);
+        return -1;
+    }
+    return 0;
+}
+
+/* The run directory's last component, for titles ("results/epyc/" -> "epyc"). */
+static void base_name(const char *dir, char *out, size_t len) {
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s", dir);
+    size_t n = strlen(tmp);
+    while (n > 1 && tmp[n - 1] == '/')
+        tmp[--n] = 0;
+    snprintf(out, len, "%s", basename(tmp));
+}
+
+/* ---- sweeps ---- */
+
+struct point {
+    double containers;
+    char dir[4200];
+    json_t *r;
+};
+
+static void sweep_chart(struct sbuf *b, const char *id, const char *title, const char *unit,
+                        struct point *p, size_t n, const char *const *paths, const char *const *names,
+                        size_t ns) {
+    double *x = calloc(n, sizeof *x), *y = calloc(n * ns, sizeof *y);
+    struct chart_series s[4];
+    for (size_t k = 0; k < ns; k++) {
+        for (size_t i = 0; i < n; i++) {
+            x[i] = p[i].containers;
+            y[k * n + i] = p[i].r ? jnum(p[i].r, paths[k]) : NAN;
+        }
+        s[k] = (struct chart_series){names[k], x, y + k * n, n};
+    }
+    svg_line_chart(b, id, title, "containers", unit, s, ns, NULL, 0, 0);
+    free(x);
+    free(y);
+}
+
+static int render_sweep(struct sbuf *b, const char *dir, const json_t *sweep, const char *name,
+                        int point_pages, char *err, size_t errlen) {
+    json_t *pts = json_object_get(sweep, "points"), *pj;
+    size_t n = json_array_size(pts), i;
+    if (!n) {
+        snprintf(err, errlen, "%s/sweep.json: no points", dir);
+        return -1;
+    }
+    struct point *p = calloc(n, sizeof *p);
+    json_t *missing = json_array();
+    json_array_foreach(pts, i, pj) {
+        char e[512];
+        p[i].containers = jnum(pj, "containers");
+        snprintf(p[i].dir, sizeof p[i].dir, "%s/%s", dir, jstr(pj, "dir") ? jstr(pj, "dir") : "");
+        /* A sweep stopped half way still has points worth showing. */
+        p[i].r = load_run(p[i].dir, e, sizeof e);
+        if (!p[i].r)
+            json_array_append_new(missing, json_string(e));
+    }
+    sb_puts(b, "<h1>aops-harness sweep ");
+    sb_esc(b, name);
+    sb_puts(b, "</h1>\n<p class=\"sub\">");
+    const json_t *first = NULL;
+    for (i = 0; i < n && !first; i++)
+        first = p[i].r;
+    if (first) {
+        sb_esc(b, jstr(first, "system.cpu_model"));
+        sb_puts(b, " · profile ");
+        sb_esc(b, jstr(first, "config.profile"));
+        sb_puts(b, " · ");
+    }
+    sb_printf(b, "%zu points</p>\n", n);
+    if (json_array_size(missing)) {
+        sb_puts(b, "<h3>Points that could not be read</h3>\n");
+        list_strings(b, missing, "bad", "missing-points");
+    }
+    sb_puts(b, "<div class=\"grid2\">\n");
+    static const char *aops[] = {"totals.aops"}, *aops_n[] = {"AOPS"};
+    static const char *apc[] = {"totals.aops_per_core"}, *apc_n[] = {"per-core AOPS"};
+    sweep_chart(b, "sweep-aops", "AOPS against containers", "AOPS", p, n, aops, aops_n, 1);
+    sweep_chart(b, "sweep-aops-per-core", "per-core AOPS against containers", "AOPS/core", p, n, apc, apc_n, 1);
+    for (size_t w = 0; w < 3; w++) {
+        char k[3][64], id[64], title[96];
+        const char *paths[3] = {k[0], k[1], k[2]};
+        static const char *names[] = {"mean", "p95", "p99"};
+        snprintf(k[0], 64, "workloads.%s.latency_ms.mean", WL[w]);
+        snprintf(k[1], 64, "workloads.%s.latency_ms.p95", WL[w]);
+        snprintf(k[2], 64, "workloads.%s.latency_ms.p99", WL[w]);
+        snprintf(id, sizeof id, "sweep-latency-%s", WL[w]);
+        snprintf(title, sizeof title, "%s latency against containers", WL_NAME[w]);
+        sweep_chart(b, id, title, "ms", p, n, paths, names, 3);
+    }
+    sb_puts(b, "</div>\n<h2>Points</h2>\n<table id=\"sweep\"><tr><th>containers</th><th>valid</th>"
+               "<th>ops</th><th>errors</th><th>seconds</th><th>AOPS</th><th>per-core AOPS</th>"
+               "<th>AOPS/W</th><th>S3 p95 ms</th><th>DB p95 ms</th><th>search p95 ms</th>"
+               "<th class=\"t\">details</th></tr>\n");
+    static const char *cols[] = {"totals.ops", "totals.errors", "totals.wall_seconds", "totals.aops",
+                                 "totals.aops_per_core", "totals.aops_per_watt",
+                                 "workloads.s3.latency_ms.p95", "workloads.db.latency_ms.p95",
+                                 "workloads.search.latency_ms.p95"};
+    static const int dec[] = {0, 0, 3, 1, 2, 3, 3, 3, 3};
+    for (i = 0; i < n; i++) {
+        char f[64], key[160];
+        sb_printf(b, "<tr><td>%s</td>", fmt_num(f, sizeof f, p[i].containers, 0));
+        if (!p[i].r) {
+            sb_puts(b, "<td colspan=\"11\" class=\"t\">missing</td></tr>\n");
+            continue;
+        }
+        int valid = json_is_true(json_object_get(p[i].r, "valid"));
+        sb_printf(b, "<td class=\"%s\">%s</td>", valid ? "valid" : "invalid", valid ? "yes" : "no");
+        for (size_t c = 0; c < 9; c++) {
+            snprintf(key, sizeof key, "sweep.%zu.%s", i, cols[c]);
+            sb_puts(b, "<td>");
+            sb_num(b, key, jnum(p[i].r, cols[c]), dec[c]);
+            sb_puts(b, "</td>");
+        }
+        sb_puts(b, "<td class=\"t\">");
+        if (point_pages) {
+            sb_puts(b, "<a href=\"");
+            sb_esc(b, jstr(json_array_get(pts, i), "dir"));
+            sb_puts(b, "/report.html\">report</a>");
+        }
+        sb_puts(b, "</td></tr>\n");
+    }
+    sb_puts(b, "</table>\n");
+
+    /* Warnings of every point, each said once with the points it came from. */
+    json_t *warn = json_array();
+    for (i = 0; i < n; i++) {
+        json_t *w;
+        size_t j;
+        json_array_foreach(p[i].r ? json_object_get(p[i].r, "warnings") : NULL, j, w) {
+            char line[1024];
+            snprintf(line, sizeof line, "%g containers: %s", p[i].containers,
+                     json_string_value(w) ? json_string_value(w) : "");
+            json_array_append_new(warn, json_string(line));
+        }
+        json_array_foreach(p[i].r ? json_object_get(p[i].r, "invalid_reasons") : NULL, j, w) {
+            char line[1024];
+            snprintf(line, sizeof line, "%g containers: not valid: %s", p[i].containers,
+                     json_string_value(w) ? json_string_value(w) : "");
+            json_array_append_new(warn, json_string(line));
+        }
+    }
+    if (json_array_size(warn)) {
+        sb_puts(b, "<h3>Warnings</h3>\n");
+        list_strings(b, warn, "warn", "warnings");
+    }
+    if (first)
+        system_section(b, first);
+
+    int rc = 0;
+    for (i = 0; i < n; i++) {
+        if (p[i].r && point_pages) {
+            struct sbuf pb = {0};
+            char path[4300], title[400];
+            snprintf(title, sizeof title, "%s · %g containers", name, p[i].containers);
+            page_begin(&pb, title);
+            render_run(&pb, p[i].r, title);
+            page_end(&pb);
+            snprintf(path, sizeof path, "%s/report.html", p[i].dir);
+            if (write_file(path, &pb, err, errlen))
+                rc = -1;
+            sb_free(&pb);
+        }
+        json_decref(p[i].r);
+    }
+    json_decref(missing);
+    json_decref(warn);
+    free(p);
+    return rc;
+}
+
+static void report_usage(FILE *f) {
+    fputs("usage: harness report RUN_DIR [-o FILE.html] [--csv DIR]\n"
+          "  Writes one self-contained HTML page (no network needed) from RUN_DIR/result.json,\n"
+          "  by default RUN_DIR/report.html. A sweep directory (RUN_DIR/sweep.json) gets a page of\n"
+          "  AOPS, per-core AOPS and latency against containers, and one page per point.\n"
+          "  --csv DIR  also write DIR/containers.csv and DIR/series.csv (for a sweep: DIR/sweep.csv\n"
+          "             and DIR/points/N/*.csv).\n"
+          "exit status: 0 written, 2 bad usage or unreadable run, 1 could not write.\n",
+          f);
+}
+
+static int sweep_csv(const char *dir, const json_t *sweep, const char *csvdir, char *err, size_t errlen) {
+    char path[4300];
+    if (mkdir(csvdir, 0755) != 0 && errno != EEXIST) {
+        snprintf(err, errlen, "%s: %s", csvdir, strerror(errno));
+        return -1;
+    }
+    snprintf(path, sizeof path, "%s/points", csvdir);
+    mkdir(path, 0755);
+    snprintf(path, sizeof path, "%s/sweep.csv", csvdir);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    fputs("containers,valid,ops,errors,wall_seconds,aops,aops_per_core,aops_per_watt,"
+          "s3_p95_ms,db_p95_ms,search_p95_ms\n", f);
+    size_t i;
+    json_t *pj;
+    int rc = 0;
+    json_array_foreach(json_object_get(sweep, "points"), i, pj) {
+        char pdir[4300], e[512];
+        snprintf(pdir, sizeof pdir, "%s/%s", dir, jstr(pj, "dir") ? jstr(pj, "dir") : "");
+        json_t *r = load_run(pdir, e, sizeof e);
+        if (!r)
+            continue;
+        static const char *cols[] = {"totals.ops", "totals.errors", "totals.wall_seconds", "totals.aops",
+                                     "totals.aops_per_core", "totals.aops_per_watt",
+                                     "workloads.s3.latency_ms.p95", "workloads.db.latency_ms.p95",
+                                     "workloads.search.latency_ms.p95"};
+        fprintf(f, "%g,%s", jnum(pj, "containers"), json_is_true(json_object_get(r, "valid")) ? "true" : "false");
+        for (size_t c = 0; c < 9; c++) {
+            double v = jnum(r, cols[c]);
+            char e[40];
+            if (isfinite(v))
+                fprintf(f, ",%s", fmt_exact(e, sizeof e, v));
+            else
+                fputc(',', f);
+        }
+        fputc('\n', f);
+        snprintf(pdir, sizeof pdir, "%s/points/%g", csvdir, jnum(pj, "containers"));
+        if (csv_export(r, pdir, err, errlen))
+            rc = -1;
+        json_decref(r);
+    }
+    if (ferror(f) | (fclose(f) != 0)) {
+        snprintf(err, errlen, "%s: write failed", path);
+        return -1;
+    }
+    return rc;
+}
+
+int report_main(int argc, char **argv) {
+    const char *dir = NULL, *out = NULL, *csvdir = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            report_usage(stdout);
+            return 0;
+        } else if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--out")) && i + 1 < argc)
+            out = argv[++i];
+        else if (!strcmp(argv[i], "--csv") && i + 1 < argc)
+            csvdir = argv[++i];
+        else if (argv[i][0] == '-' || dir) {
+            fprintf(stderr, "harness report: unexpected argument '%s' (see harness report --help)\n", argv[i]);
+            return 2;
+        } else
+            dir = argv[i];
+    }
+    if (!dir) {
+        fputs("harness report: missing RUN_DIR (usage: harness report RUN_DIR [-o FILE.html])\n", stderr);
+        return 2;
+    }
+
+    char err[8800], name[256], path[4300], sweep_path[4300];
+    base_name(dir, name, sizeof name);
+    snprintf(sweep_path, sizeof sweep_path, "%s/sweep.json", dir);
+    struct sbuf b = {0};
+    int rc = 0;
+    if (access(sweep_path, F_OK) == 0) {
+        json_error_t je;
+        json_t *sweep = json_load_file(sweep_path, 0, &je);
+        if (!sweep) {
+            fprintf(stderr, "harness report: %s: %s\n", sweep_path, je.text);
+            return 2;
+        }
+        char title[300];
+        snprintf(title, sizeof title, "aops-harness sweep %s", name);
+        page_begin(&b, title);
+        /* Point pages sit next to each point's result.json; the links are
+         * relative, so they only hold when the sweep page is in RUN_DIR. */
+        if (render_sweep(&b, dir, sweep, name, out == NULL, err, sizeof err))
+            fprintf(stderr, "harness report: %s\n", err), rc = 1;
+        page_end(&b);
+        if (csvdir && sweep_csv(dir, sweep, csvdir, err, sizeof err))
+            fprintf(stderr, "harness report: %s\n", err), rc = 1;
+        json_decref(sweep);
+    } else {
+        json_t *r = load_run(dir, err, sizeof err);
+        if (!r) {
+            fprintf(stderr, "harness report: %s\n", err);
+            return 2;
+        }
+        char title[300];
+        snprintf(title, sizeof title, "aops-harness run %s", name);
+        page_begin(&b, title);
+        render_run(&b, r, name);
+        page_end(&b);
+        if (csvdir && csv_export(r, csvdir, err, sizeof err))
+            fprintf(stderr, "harness report: %s\n", err), rc = 1;
+        json_decref(r);
+    }
+    if (!out) {
+        snprintf(path, sizeof path, "%s/report.html", dir);
+        out = path;
+    }
+    if (write_file(out, &b, err, sizeof err)) {
+        fprintf(stderr, "harness report: %s\n", err);
+        rc = 1;
+    } else
+        printf("wrote %s\n", out);
+    sb_free(&b);
+    return rc;
 }

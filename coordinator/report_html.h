@@ -1,0 +1,71 @@
+/* report_html.h -- what `harness report` and `harness compare` share: a
+ * growable string buffer, HTML escaping, number formatting, dotted-path
+ * lookups into result.json, the page frame (head, CSS) and the inline SVG
+ * charts. Everything here writes into a `struct sbuf`; nothing touches files
+ * except run loading. */
+#ifndef AOPS_REPORT_HTML_H
+#define AOPS_REPORT_HTML_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+struct sbuf {
+    char *s;
+    size_t len, cap;
+};
+
+void sb_putn(struct sbuf *b, const char *s, size_t n);
+void sb_puts(struct sbuf *b, const char *s);
+void sb_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Append s with & < > " ' escaped; NULL appends nothing. */
+void sb_esc(struct sbuf *b, const char *s);
+void sb_free(struct sbuf *b);
+
+/* Look up "a.b.c" in a JSON object; NULL when any step is missing. */
+json_t *jget(const json_t *root, const char *path);
+/* The number at path, or NAN when missing, null or not a number. */
+double jnum(const json_t *root, const char *path);
+/* The string at path, or NULL. */
+const char *jstr(const json_t *root, const char *path);
+
+/* Load DIR/result.json (or DIR itself when it is a file). NULL with err set. */
+json_t *load_run(const char *dir, char *err, size_t errlen);
+
+/* "12,345.6" with `dec` decimals; "–" for NAN. Returns buf. */
+char *fmt_num(char *buf, size_t len, double v, int dec);
+/* "1.5 GiB", "200 MB/s"... binary (1024) or decimal (1000) units. */
+char *fmt_bytes(char *buf, size_t len, double v, int binary);
+/* Decimals that show v with about 4 significant figures. */
+int auto_dec(double v);
+
+/* v in the fewest digits that read back exactly (data-value, CSV). */
+char *fmt_exact(char *buf, size_t len, double v);
+
+/* A figure the tests can find: <span class="num" data-key=KEY
+ * data-value=exact>formatted</span>; "–" for NAN with data-value="null". */
+void sb_num(struct sbuf *b, const char *key, double v, int dec);
+
+/* <!doctype html>... <body>, with the shared screen and print CSS. */
+void page_begin(struct sbuf *b, const char *title);
+void page_end(struct sbuf *b);
+
+/* Line chart: series of (x, y) points, NAN y breaks the line. Optional
+ * shaded x spans (the windows) drawn behind. */
+struct chart_series {
+    const char *name;
+    const double *x, *y;
+    size_t n;
+};
+struct chart_span {
+    const char *name;
+    double from, to;
+};
+void svg_line_chart(struct sbuf *b, const char *id, const char *title, const char *xlabel,
+                    const char *yunit, const struct chart_series *s, size_t ns,
+                    const struct chart_span *spans, size_t nspans, double ymax_hint);
+
+/* Vertical bar chart, one bar per label. */
+void svg_bar_chart(struct sbuf *b, const char *id, const char *title, const char *yunit,
+                   const char *const *labels, const double *v, size_t n);
+
+#endif
