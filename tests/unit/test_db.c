@@ -13,7 +13,11 @@
  * `test_db --fault PID` opens against the server in the config (a throwaway
  * one the caller started), stops PID with SIGSTOP and checks a query fails
  * within --op-timeout instead of hanging, then kills PID and checks the next
- * query fails as fatal. */
+ * query fails as fatal.
+ *
+ * `test_db --expect N C` prints, per pattern, the rows the mariadb client
+ * returns for every query N workers run in C cycles: what result.json must
+ * say. */
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,6 +217,27 @@ static void check_fault(struct config *cfg, pid_t pid) {
     db_workload.close(st);
 }
 
+static void print_expected(const struct config *cfg, unsigned n, unsigned cycles) {
+    char cnf[64], sql[1024];
+    struct db_sizes sz;
+    struct db_params p;
+    long rows[DB_NPATTERNS] = {0};
+    write_cnf(cfg, cnf, sizeof cnf);
+    db_sizes_for(cfg->profile, &sz);
+    for (unsigned w = 0; w < n; w++)
+        for (unsigned c = 0; c < cycles; c++)
+            for (unsigned op = 0; op < 50; op++) {
+                db_params_for(cfg->seed, w, c, op, &sz, &p);
+                db_render_sql(op / 10, &p, sql, sizeof sql);
+                long r = client_rows(cnf, sql);
+                CHECK(r > 0);
+                rows[op / 10] += r;
+            }
+    unlink(cnf);
+    for (int i = 0; i < DB_NPATTERNS; i++)
+        printf("%s %ld\n", db_workload.class_names[i], rows[i]);
+}
+
 int main(int argc, char **argv) {
     check_offline();
     if (argc > 1) {
@@ -234,6 +259,10 @@ int main(int argc, char **argv) {
             check_live(&cfg);
         else if (!strcmp(argv[1], "--fault") && argc > 2)
             check_fault(&cfg, (pid_t)atoi(argv[2]));
+        else if (!strcmp(argv[1], "--expect") && argc > 3) {
+            print_expected(&cfg, (unsigned)atoi(argv[2]), (unsigned)atoi(argv[3]));
+            return unit_failed ? 1 : 0;
+        }
     }
     return unit_done("test_db");
 }

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# test_db.sh -- the db workload against real MariaDB servers.
+#
+# 1. The unit driver in live mode against the stack's server: prepare the tiny
+#    profile, every query of two cycles for two workers with its row count
+#    checked against the mariadb client, and the open() errors.
+# 2. ./harness prepare + run --workloads db: exact per-pattern operation
+#    counts in result.json and the rows the mariadb client finds for the same
+#    queries; wrong password and unknown database fail with one clear line.
+# 3. Faults on a throwaway server of our own (never the shared stack's): a
+#    stopped server makes a query fail within --op-timeout, a killed one is
+#    fatal, and a run whose server is killed midway ends invalid, promptly.
+. "$(dirname "$0")/../lib.sh"
+
+DRIVER=$ROOT/build/asan/tests/test_db
+CREDS=${AOPS_CREDENTIALS:-$ROOT/.local/stack/credentials}
+export AOPS_CREDENTIALS=$CREDS
+[ -x "$DRIVER" ] || { fail "no $DRIVER: run make asan"; finish; }
+
+# ---- 1. the driver against the stack ----------------------------------------------------------
+out=$("$DRIVER" --live 2>&1)
+check "driver --live: rows match the mariadb client, open errors are clear" \
+    grep -q ' 0 failed' <<<"$out"
+echo "$out" | sed 's/^/    /'
+
+# ---- 2. through ./harness ----------------------------------------------------------------------
+N=2 C=2
+out=$("$HARNESS" prepare --containers $N --profile tiny --workloads db 2>&1)
+check "harness prepare --profile tiny --workloads db" test $? -eq 0
+run=$TMP/run
+out=$("$HARNESS" --containers $N --cycles $C --profile tiny --workloads db --out "$run" --quiet 2>&1)
+rc=$?
+check_eq "harness run --workloads db exits 0 ($out)" 0 "$rc"
+J=$run/result.json
+if [ -f "$J" ]; then
+    check_eq "run is valid" true "$(jq_ .valid "$J")"
+    check_eq "db ops = 50 x containers x cycles" $((50 * N * C)) "$(jq_ .workloads.db.ops "$J")"
+    check_eq "db errors" 0 "$(jq_ .workloads.db.errors "$J")"
+    total=0
+    # Expected rows per pattern, from the mariadb client running the same SQL.
+    declare -A want
+    while read -r pat rows; do want[$pat]=$rows; done < <("$DRIVER" --expect $N $C 2>/dev/null)
+    for p in point range aggregate ordered distinct; do
+        check_eq "patterns.$p.ops" $((10 * N * C)) "$(jq_ ".workloads.db.patterns.$p.ops" "$J")"
+        check_eq "patterns.$p.errors" 0 "$(jq_ ".workloads.db.patterns.$p.errors" "$J")"
+        check_eq "patterns.$p.rows = mariadb client's" "${want[$p]:-?}" \
+            "$(jq_ ".workloads.db.patterns.$p.rows" "$J")"
+        total=$((total + ${want[$p]:-0}))
+        check "patterns.$p.latency_ms.p99 > 0" \
+            jq -e ".workloads.db.patterns.$p.latency_ms.p99 > 0" "$J" >/dev/null
+    done
+    check_eq "workloads.db.rows = mariadb client's" "$total" "$(jq_ .workloads.db.rows "$J")"
+    check_eq "point rows = one per lookup" $((10 * N * C)) "$(jq_ .workloads.db.patterns.point.rows "$J")"
+    check_eq "range rows = 100 per scan" $((1000 * N * C)) "$(jq_ .workloads.db.patterns.range.rows "$J")"
+    check_eq "ordered rows = LIMIT 50" $((500 * N * C)) "$(jq_ .workloads.db.patterns.ordered.rows "$J")"
+    check "no secret in result.json" bash -c "! grep -qF \"\$(sed -n 's/^MARIADB_PASSWORD=//p' '$CREDS')\" '$J'"
+else
+    fail "no result.json in $run"
+fi
+
+out=$(MARIADB_PASSWORD=not-the-password "$HARNESS" --containers 1 --profile tiny --workloads db \
+    --out "$TMP/denied" --quiet 2>&1)
+check "wrong password: run fails" test $? -ne 0
+check_contains "wrong password: says access denied" "access denied" "$out"
+check "wrong password: no password in output" bash -c "! grep -q not-the-password <<<\"\$1\"" _ "$out"
+out=$("$HARNESS" --containers 1 --profile tiny --workloads db --db-name aops_no_such_db \
+    --out "$TMP/nodb" --quiet 2>&1)
+check "unknown database: run fails" test $? -ne 0
+check_contains "unknown database: says to run prepare" "run ./harness prepare" "$out"
+
+# ---- 3. faults on a throwaway server ------------------------------------------------------------
+port=$((33000 + $$ % 2000))
+while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
+D=$TMP/db
+mkdir -p "$D/data"
+me=$(id -un)
+mariadb-install-db --no-defaults --datadir="$D/data" --user="$me" \
+    --auth-root-authentication-method=socket --skip-test-db >"$D/install.log" 2>&1 ||
+    { fail "mariadb-install-db: $(tail -3 "$D/install.log")"; finish; }
+start_server() {
+    /usr/sbin/mariadbd --no-defaults --datadir="$D/data" --port=$port --bind-address=127.0.0.1 \
+        --socket="$D/s.sock" --user="$me" --log-error="$D/err.log" --skip-name-resolve \
+        --innodb-buffer-pool-size=32M </dev/null >>"$D/err.log" 2>&1 &
+    SERVER=$!
+    for _ in $(seq 100); do
+        mariadb-admin --no-defaults --socket="$D/s.sock" ping >/dev/null 2>&1 && return 0
+        sleep 0.2
+    done
+    return 1
+}
+stop_server() { kill -CONT "$SERVER" 2>/dev/null; kill -KILL "$SERVER" 2>/dev/null; wait "$SERVER" 2>/dev/null; }
+trap 'stop_server; rm -rf "$TMP"' EXIT
+check "throwaway MariaDB starts on port $port" start_server
+pw=fault-test-$$
+mariadb --no-defaults --socket="$D/s.sock" -u "$me" -e "CREATE USER harness@'127.0.0.1' \
+    IDENTIFIED BY '$pw'; GRANT ALL ON aops.* TO harness@'127.0.0.1'; CREATE DATABASE aops;"
+printf 'MARIADB_HOST=127.0.0.1\nMARIADB_PORT=%s\nMARIADB_USER=harness\nMARIADB_PASSWORD=%s\nMARIADB_DATABASE=aops\n' \
+    "$port" "$pw" >"$D/creds"
+export AOPS_DB_HOST=127.0.0.1 AOPS_DB_PORT=$port
+
+out=$(AOPS_CREDENTIALS=$D/creds MARIADB_PASSWORD=$pw "$DRIVER" --fault $SERVER 2>&1)
+check "stopped server: query fails within --op-timeout; killed server: fatal" \
+    grep -q ' 0 failed' <<<"$out"
+echo "$out" | sed 's/^/    /'
+wait "$SERVER" 2>/dev/null
+
+# A whole run whose server dies midway: invalid, errors counted, no hang.
+check "throwaway MariaDB restarts" start_server
+db="--db-host 127.0.0.1 --db-port $port"
+AOPS_CREDENTIALS=$D/creds MARIADB_PASSWORD=$pw "$HARNESS" prepare --containers 2 --profile tiny \
+    --workloads db $db >/dev/null 2>&1
+AOPS_CREDENTIALS=$D/creds MARIADB_PASSWORD=$pw timeout 60 "$HARNESS" --containers 2 --cycles 100000 \
+    --profile tiny --workloads db $db --op-timeout 2 --out "$TMP/killed" --quiet >"$TMP/killed.log" 2>&1 &
+hp=$!
+sleep 2
+kill -KILL "$SERVER"
+t0=$SECONDS
+wait $hp
+rc=$?
+check "run with a killed server ends within 20 s (took $((SECONDS - t0)) s)" test $((SECONDS - t0)) -lt 20
+check "run with a killed server exits non-zero (not timeout's 124)" test $rc -ne 0 -a $rc -ne 124
+K=$TMP/killed/result.json
+check_eq "killed server: valid=false" false "$(jq_ .valid "$K" 2>/dev/null)"
+check "killed server: db errors counted" jq -e '.workloads.db.errors > 0' "$K"
+check "killed server: reasons given" jq -e '.invalid_reasons | length > 0' "$K"
+jq -c .invalid_reasons "$K" 2>/dev/null | sed 's/^/    /'
+finish
