@@ -1,0 +1,39 @@
+/* cgroup.h -- the per-worker "container": one cgroup per worker with a memory
+ * limit and an optional CPU limit, on cgroup v2 or on v1 controllers (the
+ * hybrid layout where memory is still v1). */
+#ifndef AOPS_CGROUP_H
+#define AOPS_CGROUP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum cg_mode { CG_V1 = 1, CG_V2 = 2 };
+
+struct cgroups;
+
+/* Create n cgroups named aops-<run>-<i> (run = the coordinator's pid), set
+ * the limits. cpus = 0 means no CPU limit. NULL with err set on failure;
+ * nothing is left behind then. */
+struct cgroups *cgroups_create(unsigned run, unsigned n, uint64_t mem_bytes, double cpus,
+                               char *err, size_t errlen);
+
+/* In the forked worker, before it does anything else. 0 or -1. */
+int cgroups_attach_self(const struct cgroups *cg, unsigned i);
+
+/* 1 when the kernel OOM-killed a task of cgroup i, 0 if not, -1 unknown. */
+int cgroups_oom_killed(const struct cgroups *cg, unsigned i);
+
+/* Remove every cgroup of the run (their tasks must have been reaped). */
+void cgroups_destroy(struct cgroups *cg);
+
+enum cg_mode cgroups_mode(const struct cgroups *cg);
+const char *cgroups_describe(const struct cgroups *cg); /* "v1 memory,cpu at ..." */
+
+/* Remove aops-* cgroups whose coordinator is gone (a crashed run). Returns
+ * how many were removed. */
+int cgroups_remove_stale(void);
+
+/* For tests: the directory of worker i's cgroup for the memory controller. */
+const char *cgroups_memory_path(const struct cgroups *cg, unsigned i);
+
+#endif

@@ -1,0 +1,307 @@
+/* results.c -- merge the workers' slots into result.json (see results.h).
+ *
+ * Definitions follow SPEC.md: an operation that failed is an error, never a
+ * completion; AOPS is completions over the seconds from barrier release to
+ * the last completion; per-core AOPS divides by physical cores, not threads.
+ * Latencies are reported in milliseconds from nanosecond histograms. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "results.h"
+
+static json_t *lat_json(const struct hist *h) {
+    if (!h->count)
+        return json_pack("{s:n,s:n,s:n,s:n,s:n}", "mean", "p50", "p95", "p99", "max");
+    return json_pack("{s:f,s:f,s:f,s:f,s:f}", "mean", hist_mean(h) / 1e6, "p50",
+                     (double)hist_quantile(h, 0.50) / 1e6, "p95",
+                     (double)hist_quantile(h, 0.95) / 1e6, "p99",
+                     (double)hist_quantile(h, 0.99) / 1e6, "max", (double)h->max / 1e6);
+}
+
+static json_t *num_or_null(double x, int ok) {
+    return ok && isfinite(x) ? json_real(x) : json_null();
+}
+
+static json_t *config_json(const struct config *cfg, const struct run_layout *lay,
+                           const char *cgroups) {
+    json_t *wl = json_array();
+    for (unsigned w = 0; w < lay->nwl; w++)
+        json_array_append_new(wl, json_string(lay->wl[w]->name));
+    json_t *c = json_pack(
+        "{s:i, s:s, s:i, s:I, s:s, s:o, s:s, s:o, s:o, s:f, s:f, s:f, s:s}", "containers",
+        (int)cfg->n, "profile", profile_name(cfg->profile), "cycles", (int)cfg->cycles, "seed",
+        (json_int_t)cfg->seed, "schedule", schedule_name(cfg->schedule), "memory_limit_bytes",
+        cfg->no_cgroups ? json_null() : json_integer((json_int_t)cfg->memory_limit), "dataset",
+        cfg->dataset == DATASET_SHARED ? "shared" : "per-worker", "workloads", wl,
+        "cpus_per_container",
+        cfg->cpus_per_container > 0 ? json_real(cfg->cpus_per_container) : json_null(),
+        "sample_interval", cfg->sample_interval, "stall_timeout", cfg->stall_timeout,
+        "op_timeout", cfg->op_timeout, "cgroups", cgroups ? cgroups : "none (--no-cgroups)");
+    json_object_set_new(c, "s3", json_pack("{s:s, s:s, s:s, s:b}", "endpoint", cfg->s3_endpoint,
+                                           "bucket", cfg->bucket, "region", cfg->s3_region,
+                                           "insecure", cfg->s3_insecure));
+    json_object_set_new(c, "db",
+                        json_pack("{s:s, s:i, s:s, s:s, s:b}", "host",
+                                  cfg->db_socket[0] ? cfg->db_socket : cfg->db_host, "port",
+                                  (int)cfg->db_port, "user", cfg->db_user, "database",
+                                  cfg->db_name, "tls", cfg->db_tls));
+    json_object_set_new(c, "corpus", json_pack("{s:s}", "dir", cfg->corpus_dir));
+    return c;
+}
+
+static const char *signame(int sig) {
+    const char *s = sigabbrev_np(sig);
+    return s ? s : "unknown";
+}
+
+json_t *results_build(const struct run_report *rep) {
+    const struct run_ctx *r = rep->r;
+    const struct config *cfg = r->cfg;
+    const struct run_layout *lay = &r->lay;
+    unsigned n = cfg->n;
+
+    /* Merge per workload. */
+    struct wl_stats tot[RUN_MAX_WL];
+    memset(tot, 0, sizeof tot);
+    unsigned nh = lay->nhist;
+    struct hist *merged = malloc(sizeof(struct hist) * nh);
+    for (unsigned h = 0; h < nh; h++)
+        hist_init(&merged[h]);
+    int64_t t_end = rep->t0;
+    for (unsigned i = 0; i < n; i++) {
+        struct worker_slot *s = run_slot(r, i);
+        for (unsigned w = 0; w < lay->nwl; w++) {
+            struct wl_stats *a = &tot[w], *b = &s->wl[w];
+            a->ops += b->ops;
+            a->errors += b->errors;
+            a->bytes += b->bytes;
+            a->rows += b->rows;
+            a->files += b->files;
+            if (b->first_start && (!a->first_start || b->first_start < a->first_start))
+                a->first_start = b->first_start;
+            if (b->last_end > a->last_end)
+                a->last_end = b->last_end;
+            for (unsigned k = 0; k < WL_MAX_CLASSES; k++) {
+                a->class_ops[k] += b->class_ops[k];
+                a->class_errors[k] += b->class_errors[k];
+                a->class_rows[k] += b->class_rows[k];
+                a->class_bytes[k] += b->class_bytes[k];
+            }
+        }
+        for (unsigned h = 0; h < nh; h++) {
+            struct hist *src = slot_hist(r, s, h);
+            if (src->count)
+                hist_merge(&merged[h], src);
+        }
+        if (s->end_ns > t_end)
+            t_end = s->end_ns;
+    }
+
+    uint64_t ops = 0, errors = 0;
+    int test_only = 0;
+    for (unsigned w = 0; w < lay->nwl; w++) {
+        ops += tot[w].ops;
+        errors += tot[w].errors;
+        test_only |= lay->wl[w]->test_only;
+    }
+    uint64_t expected = (uint64_t)n * cfg->cycles * lay->ops_per_cycle;
+    double wall = rep->released ? (double)(t_end - rep->t0) / 1e9 : 0;
+
+    json_t *reasons = rep->reasons, *warnings = rep->warnings;
+    if (errors)
+        json_array_append_new(reasons, json_sprintf("%llu operations failed",
+                                                    (unsigned long long)errors));
+    if (rep->released && ops + errors < expected)
+        json_array_append_new(reasons,
+                              json_sprintf("%llu of %llu operations never ran",
+                                           (unsigned long long)(expected - ops - errors),
+                                           (unsigned long long)expected));
+    if (test_only)
+        json_array_append_new(reasons, json_string("a test-only workload ran: not a benchmark"));
+    else if (lay->ops_per_cycle != 1340)
+        json_array_append_new(
+            reasons, json_sprintf("partial cycle (%u of 1,340 operations per cycle, workloads: "
+                                  "%s): AOPS is not comparable",
+                                  lay->ops_per_cycle, cfg->workloads));
+    if (cfg->no_cgroups)
+        json_array_append_new(warnings,
+                              json_string("--no-cgroups: workers ran without memory limits"));
+
+    /* Containers. */
+    json_t *containers = json_array();
+    for (unsigned i = 0; i < n; i++) {
+        struct worker_slot *s = run_slot(r, i);
+        const struct worker_end *we = &rep->workers[i];
+        uint64_t cops = 0, cerr = 0;
+        json_t *means = json_object();
+        for (unsigned w = 0; w < lay->nwl; w++) {
+            cops += s->wl[w].ops;
+            cerr += s->wl[w].errors;
+            const struct hist *h = slot_hist(r, s, lay->hist_base[w]);
+            json_object_set_new(means, lay->wl[w]->name,
+                                h->count ? json_real(hist_mean(h) / 1e6) : json_null());
+        }
+        json_t *c = json_pack("{s:i, s:I, s:I, s:o, s:o, s:o, s:o}", "id", (int)i, "ops",
+                              (json_int_t)cops, "errors", (json_int_t)cerr, "seconds",
+                              rep->released && s->end_ns > rep->t0
+                                  ? json_real((double)(s->end_ns - rep->t0) / 1e9)
+                                  : json_null(),
+                              "exit_status",
+                              we->reaped && WIFEXITED(we->status)
+                                  ? json_integer(WEXITSTATUS(we->status))
+                                  : json_null(),
+                              "oom_killed", we->oom_killed < 0 ? json_null()
+                                                               : json_boolean(we->oom_killed),
+                              "latency_ms_mean", means);
+        if (we->reaped && WIFSIGNALED(we->status))
+            json_object_set_new(c, "signal", json_sprintf("SIG%s", signame(WTERMSIG(we->status))));
+        if (s->error[0])
+            json_object_set_new(c, "error", json_string(s->error));
+        json_array_append_new(containers, c);
+    }
+
+    /* Workloads and windows. */
+    json_t *workloads = json_object(), *windows = json_object();
+    for (unsigned w = 0; w < lay->nwl; w++) {
+        const struct workload *wl = lay->wl[w];
+        struct wl_stats *t = &tot[w];
+        json_t *o = json_pack("{s:I, s:I, s:o}", "ops", (json_int_t)t->ops, "errors",
+                              (json_int_t)t->errors, "latency_ms",
+                              lat_json(&merged[lay->hist_base[w]]));
+        if (!strcmp(wl->name, "s3") || t->bytes)
+            json_object_set_new(o, "bytes", json_integer((json_int_t)t->bytes));
+        if (!strcmp(wl->name, "db"))
+            json_object_set_new(o, "rows", json_integer((json_int_t)t->rows));
+        if (!strcmp(wl->name, "search")) {
+            json_object_set_new(o, "matched_lines", json_integer((json_int_t)t->rows));
+            json_object_set_new(o, "files_searched", json_integer((json_int_t)t->files));
+            json_object_set_new(o, "bytes_searched", json_integer((json_int_t)t->bytes));
+        }
+        if (merged[lay->hist_base[w] + 1].count)
+            json_object_set_new(o, "ttfb_ms", lat_json(&merged[lay->hist_base[w] + 1]));
+        if (wl->nclasses) {
+            json_t *cl = json_object();
+            for (unsigned k = 0; k < wl->nclasses; k++) {
+                json_t *x = json_pack("{s:I, s:I, s:I, s:I, s:o}", "ops",
+                                      (json_int_t)t->class_ops[k], "errors",
+                                      (json_int_t)t->class_errors[k], "rows",
+                                      (json_int_t)t->class_rows[k], "bytes",
+                                      (json_int_t)t->class_bytes[k], "latency_ms",
+                                      lat_json(&merged[lay->hist_base[w] + 2 + k]));
+                json_object_set_new(cl, wl->class_names[k], x);
+            }
+            /* db calls its classes patterns; s3 calls them size classes. */
+            json_object_set_new(o, !strcmp(wl->name, "db") ? "patterns" : "classes", cl);
+        }
+        json_object_set_new(workloads, wl->name, o);
+
+        if (rep->released && t->first_start) {
+            double a = (double)(t->first_start - rep->t0) / 1e9;
+            double b = (double)(t->last_end - rep->t0) / 1e9;
+            json_t *win = rep->tel ? telemetry_window_json(rep->tel, a, b) : json_object();
+            json_object_set_new(win, "start", json_real(a));
+            json_object_set_new(win, "end", json_real(b));
+            json_object_set_new(windows, wl->name, win);
+        }
+    }
+
+    json_t *system = inventory_json(cfg, warnings);
+    int cores = inventory_physical_cores(cfg);
+    double aops = wall > 0 ? (double)ops / wall : 0;
+    double watts = rep->tel ? telemetry_mean_power(rep->tel) : -1;
+    json_t *totals = json_pack(
+        "{s:I, s:I, s:I, s:o, s:o, s:o, s:o}", "ops", (json_int_t)ops, "errors",
+        (json_int_t)errors, "expected_ops", (json_int_t)expected, "wall_seconds",
+        num_or_null(wall, rep->released), "aops", num_or_null(aops, wall > 0), "aops_per_core",
+        num_or_null(aops / cores, wall > 0 && cores > 0), "aops_per_watt",
+        num_or_null(aops / watts, wall > 0 && watts > 0));
+
+    json_t *res = json_object();
+    json_object_set_new(res, "schema_version", json_integer(RESULT_SCHEMA_VERSION));
+    json_object_set_new(res, "valid", json_boolean(json_array_size(reasons) == 0));
+    json_object_set(res, "invalid_reasons", reasons);
+    json_object_set(res, "warnings", warnings);
+    json_object_set_new(res, "config", config_json(cfg, lay, rep->cgroups));
+    json_object_set_new(res, "system", system);
+    json_object_set_new(res, "totals", totals);
+    json_object_set_new(res, "workloads", workloads);
+    json_object_set_new(res, "containers", containers);
+    json_object_set_new(res, "windows", windows);
+    json_object_set_new(res, "telemetry", rep->tel ? telemetry_json(rep->tel) : json_null());
+    free(merged);
+    return res;
+}
+
+int results_write(const json_t *result, const char *dir, char *err, size_t errlen) {
+    char path[4200], tmp[4300];
+    snprintf(path, sizeof path, "%s/result.json", dir);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    if (json_dump_file(result, tmp, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0 ||
+        rename(tmp, path) != 0) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static double jnum(const json_t *o, const char *path) {
+    /* "a.b.c" */
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", path);
+    const json_t *cur = o;
+    for (char *save = NULL, *t = strtok_r(buf, ".", &save); t && cur;
+         t = strtok_r(NULL, ".", &save))
+        cur = json_object_get(cur, t);
+    return cur && json_is_number(cur) ? json_number_value(cur) : NAN;
+}
+
+void results_print_summary(const json_t *res, const char *dir, FILE *f) {
+    const json_t *cfg = json_object_get(res, "config");
+    fprintf(f, "\naops-harness: %lld containers, profile %s, %lld cycle(s), %s schedule\n",
+            json_integer_value(json_object_get(cfg, "containers")),
+            json_string_value(json_object_get(cfg, "profile")),
+            json_integer_value(json_object_get(cfg, "cycles")),
+            json_string_value(json_object_get(cfg, "schedule")));
+    double aops = jnum(res, "totals.aops"), apc = jnum(res, "totals.aops_per_core"),
+           apw = jnum(res, "totals.aops_per_watt");
+    fprintf(f, "  operations  %.0f completed, %.0f errors, in %.3f s\n", jnum(res, "totals.ops"),
+            jnum(res, "totals.errors"), jnum(res, "totals.wall_seconds"));
+    fprintf(f, "  AOPS        %.2f   per core %.2f   per watt %s\n", aops, apc,
+            isnan(apw) ? "unavailable" : "");
+    if (!isnan(apw))
+        fprintf(f, "              (%.4f AOPS/W)\n", apw);
+    const json_t *wls = json_object_get(res, "workloads");
+    const char *name;
+    const json_t *w;
+    fprintf(f, "  %-8s %10s %7s %10s %10s %10s %10s\n", "workload", "ops", "errors", "mean ms",
+            "p95 ms", "p99 ms", "max ms");
+    json_object_foreach((json_t *)wls, name, w) {
+        fprintf(f, "  %-8s %10.0f %7.0f %10.3f %10.3f %10.3f %10.3f\n", name, jnum(w, "ops"),
+                jnum(w, "errors"), jnum(w, "latency_ms.mean"), jnum(w, "latency_ms.p95"),
+                jnum(w, "latency_ms.p99"), jnum(w, "latency_ms.max"));
+    }
+    const json_t *cpu = json_object_get(json_object_get(res, "telemetry"), "cpu_util");
+    if (cpu && json_is_object(cpu))
+        fprintf(f, "  CPU util    mean %.1f %%, peak %.1f %%\n", jnum(cpu, "mean"),
+                jnum(cpu, "peak"));
+    size_t i;
+    const json_t *v;
+    json_array_foreach(json_object_get(res, "warnings"), i, v)
+        fprintf(f, "  warning: %s\n", json_string_value(v));
+    if (json_is_true(json_object_get(res, "valid")))
+        fprintf(f, "  valid: yes\n");
+    else {
+        fprintf(f, "  valid: NO\n");
+        json_array_foreach(json_object_get(res, "invalid_reasons"), i, v)
+            fprintf(f, "    - %s\n", json_string_value(v));
+    }
+    fprintf(f, "  results: %s/result.json\n", dir);
+}

@@ -1,0 +1,74 @@
+/* run.h -- what the coordinator and its workers share for one run.
+ *
+ * Before forking, the coordinator maps one shared anonymous region with a
+ * slot per worker. A worker writes only its own slot (counters, histograms,
+ * its first error); the coordinator reads all slots for progress, stall
+ * detection and the final merge. Because the figures live in shared memory, a
+ * worker that is OOM-killed or crashes still leaves what it measured. */
+#ifndef AOPS_RUN_H
+#define AOPS_RUN_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../workloads/workload.h"
+#include "config.h"
+#include "hist.h"
+
+#define RUN_MAX_WL 5
+
+enum worker_phase { PH_STARTING = 0, PH_READY, PH_RUNNING, PH_DONE, PH_FAILED };
+
+struct wl_stats {
+    uint64_t ops;    /* completed without error */
+    uint64_t errors; /* failed operations */
+    uint64_t bytes, rows, files;
+    int64_t first_start, last_end; /* CLOCK_MONOTONIC ns, 0 before any */
+    uint64_t class_ops[WL_MAX_CLASSES], class_errors[WL_MAX_CLASSES];
+    uint64_t class_rows[WL_MAX_CLASSES], class_bytes[WL_MAX_CLASSES];
+};
+
+struct worker_slot {
+    _Atomic uint64_t done; /* operations finished, with or without error */
+    _Atomic int phase;
+    int64_t end_ns; /* last completion */
+    int fatal;      /* stopped early on an error it could not go on after */
+    char error[WL_ERRLEN + 64]; /* first error, "s3: ..." */
+    struct wl_stats wl[RUN_MAX_WL];
+    /* followed by the worker's histograms (see struct run_layout) */
+};
+
+/* Histograms of workload w: lat at hist_base[w], ttfb at +1, class c at +2+c. */
+struct run_layout {
+    unsigned nwl;
+    const struct workload *wl[RUN_MAX_WL];
+    unsigned hist_base[RUN_MAX_WL];
+    unsigned nhist;
+    size_t slot_size;
+    unsigned ops_per_cycle; /* sum over the run's workloads */
+};
+
+struct run_ctx {
+    const struct config *cfg;
+    struct run_layout lay;
+    unsigned char *shm; /* n slots */
+    int ready_fd;       /* workers write one byte when ready (or failed) */
+    int release_fd;     /* workers block reading it; EOF releases them */
+    struct cgroups *cg; /* NULL with --no-cgroups */
+    pid_t coord_pid;
+};
+
+static inline struct worker_slot *run_slot(const struct run_ctx *r, unsigned i) {
+    return (struct worker_slot *)(r->shm + (size_t)i * r->lay.slot_size);
+}
+
+static inline struct hist *slot_hist(const struct run_ctx *r, struct worker_slot *s, unsigned h) {
+    (void)r;
+    return (struct hist *)((unsigned char *)s + sizeof(struct worker_slot)) + h;
+}
+
+/* worker.c: the body of a forked worker. Never returns. */
+void worker_main(const struct run_ctx *r, unsigned id) __attribute__((noreturn));
+
+#endif

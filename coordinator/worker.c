@@ -1,0 +1,144 @@
+/* worker.c -- one worker ("container"): join its cgroup, open its workloads,
+ * wait at the barrier, run its cycles, record every operation.
+ *
+ * Everything the measured loop needs is prepared before the barrier: the
+ * schedule for all cycles, the workloads' connections and buffers. Inside the
+ * loop a worker only calls run() and updates counters and histograms in its
+ * shared slot: no allocation, no printing, no files. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "../containers/cgroup.h"
+#include "run.h"
+#include "schedule.h"
+#include "util.h"
+
+static void fail_ready(const struct run_ctx *r, struct worker_slot *s, int code) {
+    atomic_store(&s->phase, PH_FAILED);
+    char b = 'F';
+    if (write(r->ready_fd, &b, 1) < 0) { /* the coordinator is gone: nothing to tell */
+    }
+    _exit(code);
+}
+
+void worker_main(const struct run_ctx *r, unsigned id) {
+    struct worker_slot *s = run_slot(r, id);
+    const struct config *cfg = r->cfg;
+
+    /* Into the cgroup first: the limit holds from the first allocation on. */
+    if (r->cg && cgroups_attach_self(r->cg, id) != 0) {
+        snprintf(s->error, sizeof s->error, "worker %u cannot join its cgroup: %s", id,
+                 strerror(errno));
+        fail_ready(r, s, 3);
+    }
+    /* Die with the coordinator; leave Ctrl-C to it (it stops us in order). */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != r->coord_pid)
+        _exit(6); /* it died before the line above */
+    signal(SIGINT, SIG_IGN);
+    signal(SIGPIPE, SIG_IGN);
+    signal(SIGTERM, SIG_DFL);
+
+    for (unsigned w = 0; w < r->lay.nwl; w++)
+        for (unsigned h = 0; h < 2 + r->lay.wl[w]->nclasses; h++)
+            hist_init(slot_hist(r, s, r->lay.hist_base[w] + h));
+
+    unsigned per_cycle = r->lay.ops_per_cycle;
+    uint32_t *order = malloc(sizeof *order * per_cycle * cfg->cycles);
+    void *st[RUN_MAX_WL] = {0};
+    if (!order) {
+        snprintf(s->error, sizeof s->error, "worker %u: out of memory for its schedule", id);
+        fail_ready(r, s, 3);
+    }
+    unsigned ops[RUN_MAX_WL];
+    for (unsigned w = 0; w < r->lay.nwl; w++)
+        ops[w] = r->lay.wl[w]->ops_per_cycle;
+    for (unsigned c = 0; c < cfg->cycles; c++)
+        schedule_cycle(order + (size_t)c * per_cycle, ops, r->lay.nwl, cfg->schedule, cfg->seed,
+                       id, c);
+
+    for (unsigned w = 0; w < r->lay.nwl; w++) {
+        char err[WL_ERRLEN] = "";
+        st[w] = r->lay.wl[w]->open(cfg, id, err, sizeof err);
+        if (!st[w]) {
+            snprintf(s->error, sizeof s->error, "%s: %s", r->lay.wl[w]->name, err);
+            fail_ready(r, s, 3);
+        }
+    }
+
+    atomic_store(&s->phase, PH_READY);
+    char b = 'R';
+    if (write(r->ready_fd, &b, 1) != 1)
+        _exit(3);
+    /* The barrier: the coordinator closes the write end to release everyone. */
+    ssize_t n;
+    do
+        n = read(r->release_fd, &b, 1);
+    while (n < 0 && errno == EINTR);
+    if (n != 0)
+        _exit(4); /* anything but EOF means: abort */
+    atomic_store(&s->phase, PH_RUNNING);
+
+    struct op_result res;
+    size_t total = (size_t)per_cycle * cfg->cycles;
+    for (size_t k = 0; k < total; k++) {
+        unsigned cycle = (unsigned)(k / per_cycle);
+        uint32_t e = order[k];
+        unsigned w = SCHED_WL(e), op = SCHED_OP(e);
+        struct wl_stats *ws = &s->wl[w];
+        res.bytes = res.rows = res.files = 0;
+        res.ttfb_ns = -1;
+        res.klass = -1;
+        res.fatal = 0;
+        res.err[0] = 0;
+
+        int64_t t1 = now_ns();
+        int rc = r->lay.wl[w]->run(st[w], cycle, op, &res);
+        int64_t t2 = now_ns();
+
+        if (!ws->first_start)
+            ws->first_start = t1;
+        ws->last_end = t2;
+        s->end_ns = t2;
+        int k_ok = res.klass >= 0 && (unsigned)res.klass < r->lay.wl[w]->nclasses;
+        if (rc == 0) {
+            ws->ops++;
+            ws->bytes += res.bytes;
+            ws->rows += res.rows;
+            ws->files += res.files;
+            uint64_t lat = (uint64_t)(t2 - t1);
+            hist_add(slot_hist(r, s, r->lay.hist_base[w]), lat);
+            if (res.ttfb_ns >= 0)
+                hist_add(slot_hist(r, s, r->lay.hist_base[w] + 1), (uint64_t)res.ttfb_ns);
+            if (k_ok) {
+                ws->class_ops[res.klass]++;
+                ws->class_rows[res.klass] += res.rows;
+                ws->class_bytes[res.klass] += res.bytes;
+                hist_add(slot_hist(r, s, r->lay.hist_base[w] + 2 + (unsigned)res.klass), lat);
+            }
+        } else {
+            ws->errors++;
+            if (k_ok)
+                ws->class_errors[res.klass]++;
+            if (!s->error[0])
+                snprintf(s->error, sizeof s->error, "%s: %s", r->lay.wl[w]->name,
+                         res.err[0] ? res.err : "operation failed");
+        }
+        atomic_fetch_add_explicit(&s->done, 1, memory_order_relaxed);
+        if (rc != 0 && res.fatal) {
+            s->fatal = 1;
+            break;
+        }
+    }
+
+    for (unsigned w = 0; w < r->lay.nwl; w++)
+        r->lay.wl[w]->close(st[w]);
+    free(order);
+    atomic_store(&s->phase, s->fatal ? PH_FAILED : PH_DONE);
+    _exit(s->fatal ? 5 : 0);
+}

@@ -1,0 +1,105 @@
+/* testwl.c -- test-only workloads for the coordinator's own tests.
+ *
+ * "sleep" does 20 short sleeps per cycle (AOPS_SLEEP_US, default 1000 us);
+ * "memhog" touches AOPS_MEMHOG_MB (default 64) more MiB per operation, so a
+ * low --memory-limit gets it OOM-killed. AOPS_TEST_CRASH_WORKER=i makes
+ * worker i die of SIGSEGV at its 5th operation, AOPS_TEST_HANG_WORKER=i makes
+ * it stop making progress: the crash, stall and cleanup tests use them. Both
+ * are marked test_only: a run that uses them is never a valid benchmark. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "workload.h"
+
+struct testwl {
+    unsigned worker;
+    long sleep_us;
+    long memhog_mb;
+    int crash, hang;
+    unsigned done;
+    void *chain; /* memhog's allocations, kept reachable so none is elided */
+};
+
+static long env_long(const char *name, long def) {
+    const char *v = getenv(name);
+    return v && *v ? atol(v) : def;
+}
+
+static int test_prepare(const struct config *cfg, char *err, size_t len) {
+    (void)cfg, (void)err, (void)len;
+    return 0;
+}
+
+static void *test_open(const struct config *cfg, unsigned worker, char *err, size_t len) {
+    (void)cfg;
+    struct testwl *t = calloc(1, sizeof *t);
+    if (!t) {
+        snprintf(err, len, "out of memory");
+        return NULL;
+    }
+    t->worker = worker;
+    t->sleep_us = env_long("AOPS_SLEEP_US", 1000);
+    t->memhog_mb = env_long("AOPS_MEMHOG_MB", 64);
+    t->crash = env_long("AOPS_TEST_CRASH_WORKER", -1) == (long)worker;
+    t->hang = env_long("AOPS_TEST_HANG_WORKER", -1) == (long)worker;
+    if (env_long("AOPS_TEST_OPEN_FAIL", 0)) {
+        snprintf(err, len, "test workload told to fail at open");
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+static void faults(struct testwl *t) {
+    if (++t->done == 5) {
+        if (t->crash)
+            raise(SIGSEGV);
+        if (t->hang)
+            for (;;)
+                pause();
+    }
+}
+
+static int sleep_run(void *st, unsigned cycle, unsigned op, struct op_result *res) {
+    (void)cycle, (void)op, (void)res;
+    struct testwl *t = st;
+    faults(t);
+    struct timespec ts = {t->sleep_us / 1000000, (t->sleep_us % 1000000) * 1000};
+    nanosleep(&ts, NULL);
+    return 0;
+}
+
+static int memhog_run(void *st, unsigned cycle, unsigned op, struct op_result *res) {
+    (void)cycle, (void)op;
+    struct testwl *t = st;
+    faults(t);
+    size_t n = (size_t)t->memhog_mb << 20;
+    char *p = malloc(n); /* kept on purpose: the point is to grow */
+    if (!p) {
+        snprintf(res->err, sizeof res->err, "malloc of %ld MiB failed", t->memhog_mb);
+        return -1;
+    }
+    memset(p, 0xa5, n);
+    *(void **)p = t->chain;
+    t->chain = p;
+    res->bytes = n;
+    return 0;
+}
+
+static void test_close(void *st) {
+    free(st);
+}
+
+const struct workload sleep_workload = {
+    .name = "sleep", .ops_per_cycle = 20, .test_only = 1,
+    .prepare = test_prepare, .open = test_open, .run = sleep_run, .close = test_close,
+};
+
+const struct workload memhog_workload = {
+    .name = "memhog", .ops_per_cycle = 20, .test_only = 1,
+    .prepare = test_prepare, .open = test_open, .run = memhog_run, .close = test_close,
+};
