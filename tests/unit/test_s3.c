@@ -7,6 +7,7 @@
  * tests/run runs the pure part; tests/integration/test_s3.sh runs "live"
  * once the stack is up. */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,6 +205,28 @@ static long last_modified(const struct config *cfg, const char *key) {
     return t;
 }
 
+/* The sockets this process has open, as a sum of their inodes (libcurl
+ * also keeps a socketpair of its own). The same sum before and after a
+ * cycle means the GETs kept one connection open. */
+static long sockets(void) {
+    DIR *d = opendir("/proc/self/fd");
+    struct dirent *e;
+    long sum = 0;
+    while (d && (e = readdir(d))) {
+        char path[300], link[64];
+        snprintf(path, sizeof path, "/proc/self/fd/%s", e->d_name);
+        ssize_t n = readlink(path, link, sizeof link - 1);
+        if (n <= 0)
+            continue;
+        link[n] = 0;
+        if (!strncmp(link, "socket:[", 8))
+            sum += atol(link + 8);
+    }
+    if (d)
+        closedir(d);
+    return sum;
+}
+
 /* Open must fail, with a message containing want. */
 static void open_fails(const struct config *cfg, unsigned worker, const char *want) {
     char err[WL_ERRLEN] = "";
@@ -236,6 +259,7 @@ static void test_live(void) {
     if (st) {
         uint64_t bytes = 0, per_class[3] = {0};
         unsigned ok = 0, ttfb_ok = 0;
+        long sock = sockets();
         for (unsigned op = 0; op < S3_OPS; op++) {
             struct op_result r = {.ttfb_ns = -1, .klass = -1};
             if (s3_workload.run(st, 0, op, &r) == 0)
@@ -247,6 +271,7 @@ static void test_live(void) {
             ttfb_ok += r.ttfb_ns > 0;
         }
         CHECKF(ok == S3_OPS, "%u of %u GETs succeeded", ok, S3_OPS);
+        CHECKF(sockets() == sock, "the GETs did not keep one connection open");
         CHECK(ttfb_ok == S3_OPS);
         CHECK(bytes == s3_worker_bytes(PROFILE_TINY));
         CHECK(per_class[0] == 500 * 1024 && per_class[2] == 190 * 51200);
