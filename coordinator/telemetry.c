@@ -1,47 +1,338 @@
-/* telemetry.c -- placeholder sampler until the telemetry module lands: it
- * measures nothing and says so (null, never a made-up zero). */
+/* telemetry.c -- the sampler: CPU utilisation, disk throughput and IOPS and
+ * package power at each tick of the coordinator's loop, as a time series
+ * with mean and peak for the run and for each workload window.
+ *
+ * Setup (telemetry_new) resolves the devices behind the data, opens every
+ * file the samples re-read and sizes their buffers; a sample is then a few
+ * preads and parses plus one append to the series, which grows by doubling
+ * (at 1 s intervals the first 4096 points are allocated up front). A figure
+ * that cannot be measured is NAN in the series and null in the JSON, never
+ * a zero. Means are time-weighted by each point's interval. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "telemetry.h"
+#include "telemetry_fs.h"
+#include "telemetry_power.h"
+#include "telemetry_proc.h"
 
-struct telemetry {
-    int unused;
+/* One interval (t - dt, t], seconds since barrier release. */
+struct point {
+    double t, dt;
+    double cpu, rbps, riops, wbps, wiops, power;
 };
 
+enum { M_CPU, M_RBPS, M_RIOPS, M_WBPS, M_WIOPS, M_POWER, M_COUNT };
+static const char *const metric_names[M_COUNT] = {"cpu_util", "read_Bps",  "read_iops",
+                                                  "write_Bps", "write_iops", "power_w"};
+
+struct telemetry {
+    int stat_fd, disk_fd;
+    char statbuf[4096]; /* the aggregate line is first; the rest is not needed */
+    char *diskbuf;
+    size_t disksize;
+    struct blkdev devs[BLK_MAX_DEVS];
+    int ndevs;
+    json_t *data_paths; /* how each data path mapped to devices, built at setup */
+    char cpu_reason[PATH_MAX + 128], disk_reason[PATH_MAX + 128];
+    struct power power;
+
+    int started;
+    int64_t t0, prev_ns;
+    struct cpu_times prev_cpu;
+    int prev_cpu_ok;
+    struct disk_counters prev_disk;
+    int prev_disk_ok;
+
+    struct point *pts;
+    size_t n, cap;
+};
+
+static double metric(const struct point *p, int m) {
+    const double v[M_COUNT] = {p->cpu, p->rbps, p->riops, p->wbps, p->wiops, p->power};
+    return v[m];
+}
+
+static int read_cpu(struct telemetry *t, struct cpu_times *c) {
+    if (t->stat_fd < 0)
+        return -1;
+    /* One pread: the "cpu" line is always at the start of the first chunk. */
+    ssize_t r = pread(t->stat_fd, t->statbuf, sizeof t->statbuf - 1, 0);
+    if (r <= 0)
+        return -1;
+    t->statbuf[r] = '\0';
+    return cpu_parse_stat(t->statbuf, c);
+}
+
+static int read_disk(struct telemetry *t, struct disk_counters *d) {
+    if (t->disk_fd < 0 || t->ndevs == 0)
+        return -1;
+    if (fs_pread_str(t->disk_fd, t->diskbuf, t->disksize) < 0)
+        return -1;
+    /* A device that vanished (or a buffer too small) makes the sum wrong:
+     * report nothing for the interval rather than a low figure. */
+    return diskstats_parse(t->diskbuf, t->devs, t->ndevs, d) == t->ndevs ? 0 : -1;
+}
+
+/* Map one data path to its disks and record how, for result.json. */
+static void add_data_path(struct telemetry *t, const char *sysroot, const char *role,
+                          const char *path) {
+    char devdir[PATH_MAX], reason[1024] = "";
+    struct stat st;
+    json_t *entry = json_pack("{s:s, s:s}", "role", role, "path", path);
+    /* On the real root a missing directory means that part of the stack is
+     * not local (a remote endpoint): it has no disk here. A fixture sysroot
+     * describes another machine whose paths cannot be checked. */
+    if (strcmp(sysroot, "/") == 0 && stat(path, &st) != 0) {
+        json_object_set_new(entry, "devices", json_null());
+        json_object_set_new(entry, "note", json_string("absent on this machine: not sampled"));
+        json_array_append_new(t->data_paths, entry);
+        return;
+    }
+    struct blkdev mine[BLK_MAX_DEVS];
+    int nmine = 0;
+    if (mount_devdir(sysroot, path, devdir, sizeof devdir, reason, sizeof reason) == 0 &&
+        blk_leaf_disks(devdir, mine, &nmine, BLK_MAX_DEVS) >= 0 && nmine > 0) {
+        json_t *names = json_array();
+        for (int i = 0; i < nmine; i++)
+            json_array_append_new(names, json_string(mine[i].name));
+        /* Into the sampled set too; a disk two paths share is added once. */
+        blk_leaf_disks(devdir, t->devs, &t->ndevs, BLK_MAX_DEVS);
+        json_object_set_new(entry, "devices", names);
+    } else {
+        if (!reason[0])
+            snprintf(reason, sizeof reason, "%s: no block device found under sysfs", path);
+        json_object_set_new(entry, "devices", json_null());
+        json_object_set_new(entry, "note", json_string(reason));
+    }
+    json_array_append_new(t->data_paths, entry);
+}
+
+struct telemetry *telemetry_new_with(const struct config *cfg,
+                                     int (*open_fn)(const char *path, int flags)) {
+    struct telemetry *t = calloc(1, sizeof *t);
+    char path[PATH_MAX], data[PATH_MAX + 32];
+    const char *root = cfg->sysroot[0] ? cfg->sysroot : "/";
+    if (!t)
+        return NULL;
+    t->stat_fd = t->disk_fd = -1;
+    t->data_paths = json_array();
+
+    if (sysroot_path(path, sizeof path, root, "/proc/stat"))
+        t->stat_fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (t->stat_fd < 0)
+        snprintf(t->cpu_reason, sizeof t->cpu_reason, "%s: %s", path, strerror(errno));
+
+    snprintf(data, sizeof data, "%s/.local/stack/minio", cfg->harness_dir);
+    add_data_path(t, root, "minio", data);
+    snprintf(data, sizeof data, "%s/.local/stack/mariadb", cfg->harness_dir);
+    add_data_path(t, root, "mariadb", data);
+    add_data_path(t, root, "corpus", cfg->corpus_dir);
+
+    if (sysroot_path(path, sizeof path, root, "/proc/diskstats"))
+        t->disk_fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (t->disk_fd < 0) {
+        snprintf(t->disk_reason, sizeof t->disk_reason, "%s: %s", path, strerror(errno));
+    } else if (t->ndevs == 0) {
+        snprintf(t->disk_reason, sizeof t->disk_reason,
+                 "no block device found behind the data paths (see data_paths)");
+    } else {
+        /* Size the buffer once: four times today's file leaves room for
+         * devices that appear during the run. */
+        size_t size = 16384;
+        for (;;) {
+            t->diskbuf = realloc(t->diskbuf, size);
+            ssize_t n = t->diskbuf ? fs_pread_str(t->disk_fd, t->diskbuf, size) : -1;
+            if (n < 0 || (size_t)n < size - 1 - 256 || size > (64u << 20))
+                break;
+            size *= 2;
+        }
+        t->disksize = size * 4;
+        t->diskbuf = realloc(t->diskbuf, t->disksize);
+        if (!t->diskbuf) {
+            close(t->disk_fd);
+            t->disk_fd = -1;
+            snprintf(t->disk_reason, sizeof t->disk_reason, "out of memory");
+        }
+    }
+
+    power_open(&t->power, root, open_fn);
+
+    t->cap = 4096;
+    t->pts = malloc(t->cap * sizeof *t->pts);
+    if (!t->pts)
+        t->cap = 0;
+    return t;
+}
+
 struct telemetry *telemetry_new(const struct config *cfg) {
-    (void)cfg;
-    return calloc(1, sizeof(struct telemetry));
+    return telemetry_new_with(cfg, NULL);
 }
 
 void telemetry_begin(struct telemetry *t, int64_t t0_ns) {
-    (void)t, (void)t0_ns;
+    double j;
+    if (!t)
+        return;
+    t->t0 = t->prev_ns = t0_ns;
+    t->prev_cpu_ok = read_cpu(t, &t->prev_cpu) == 0;
+    t->prev_disk_ok = read_disk(t, &t->prev_disk) == 0;
+    power_read(&t->power, &j); /* baseline */
+    t->started = 1;
+    t->n = 0;
 }
 
 void telemetry_sample(struct telemetry *t, int64_t now_ns) {
-    (void)t, (void)now_ns;
+    struct cpu_times c;
+    struct disk_counters d;
+    double j;
+    if (!t || !t->started || now_ns <= t->prev_ns)
+        return;
+    double dt = (double)(now_ns - t->prev_ns) / 1e9;
+    struct point p = {.t = (double)(now_ns - t->t0) / 1e9, .dt = dt};
+
+    int cpu_ok = read_cpu(t, &c) == 0;
+    p.cpu = cpu_ok && t->prev_cpu_ok ? cpu_util_pct(&t->prev_cpu, &c) : NAN;
+    if (cpu_ok)
+        t->prev_cpu = c;
+    t->prev_cpu_ok = cpu_ok;
+
+    int disk_ok = read_disk(t, &d) == 0;
+    if (disk_ok && t->prev_disk_ok && d.rd_ios >= t->prev_disk.rd_ios &&
+        d.wr_ios >= t->prev_disk.wr_ios) {
+        p.rbps = (double)(d.rd_sectors - t->prev_disk.rd_sectors) * 512.0 / dt;
+        p.riops = (double)(d.rd_ios - t->prev_disk.rd_ios) / dt;
+        p.wbps = (double)(d.wr_sectors - t->prev_disk.wr_sectors) * 512.0 / dt;
+        p.wiops = (double)(d.wr_ios - t->prev_disk.wr_ios) / dt;
+    } else {
+        p.rbps = p.riops = p.wbps = p.wiops = NAN;
+    }
+    if (disk_ok)
+        t->prev_disk = d;
+    t->prev_disk_ok = disk_ok;
+
+    p.power = t->power.src != POWER_NONE && power_read(&t->power, &j) == 0 ? j / dt : NAN;
+    t->prev_ns = now_ns;
+
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 4096;
+        struct point *np = realloc(t->pts, cap * sizeof *np);
+        if (!np)
+            return; /* keep what we have; the run is more important */
+        t->pts = np, t->cap = cap;
+    }
+    t->pts[t->n++] = p;
 }
 
-json_t *telemetry_json(const struct telemetry *t) {
-    (void)t;
-    return json_pack("{s:n, s:n, s:n, s:n, s:s, s:[]}", "cpu_util", "read_Bps", "read_iops",
-                     "power", "power_unavailable_reason", "telemetry not built yet", "series");
+/* Round for the JSON: the counters are not more precise than this, and the
+ * series stays readable. */
+static json_t *num(double v) {
+    return isnan(v) ? json_null() : json_real(round(v * 1000.0) / 1000.0);
 }
 
-json_t *telemetry_window_json(const struct telemetry *t, double start, double end) {
-    (void)t, (void)start, (void)end;
-    return json_pack("{s:n, s:n, s:n}", "cpu_util", "read_Bps", "read_iops");
+/* Mean (weighted by each point's overlap with [start, end]) and peak of one
+ * metric; null when no point with a value overlaps. */
+static json_t *stat_json(const struct telemetry *t, int m, double start, double end) {
+    double wsum = 0, vsum = 0, peak = -INFINITY;
+    for (size_t i = 0; i < t->n; i++) {
+        const struct point *p = &t->pts[i];
+        double v = metric(p, m);
+        double lo = fmax(p->t - p->dt, start), hi = fmin(p->t, end);
+        if (isnan(v) || hi <= lo)
+            continue;
+        wsum += hi - lo;
+        vsum += v * (hi - lo);
+        peak = fmax(peak, v);
+    }
+    if (wsum <= 0)
+        return json_null();
+    return json_pack("{s:o, s:o}", "mean", num(vsum / wsum), "peak", num(peak));
 }
 
 double telemetry_mean_power(const struct telemetry *t) {
-    (void)t;
-    return -1;
+    double wsum = 0, vsum = 0;
+    if (!t || t->power.src == POWER_NONE)
+        return -1;
+    for (size_t i = 0; i < t->n; i++) {
+        if (isnan(t->pts[i].power))
+            continue;
+        wsum += t->pts[i].dt;
+        vsum += t->pts[i].power * t->pts[i].dt;
+    }
+    return wsum > 0 ? vsum / wsum : -1;
+}
+
+json_t *telemetry_json(const struct telemetry *t) {
+    json_t *o = json_object();
+    if (!t)
+        return o;
+    for (int m = M_CPU; m < M_POWER; m++)
+        json_object_set_new(o, metric_names[m], stat_json(t, m, -INFINITY, INFINITY));
+
+    json_t *pw = json_null();
+    if (t->power.src != POWER_NONE) {
+        json_t *s = stat_json(t, M_POWER, -INFINITY, INFINITY);
+        pw = json_pack("{s:s, s:i, s:O, s:O}", "source", t->power.source, "packages",
+                       t->power.n, "mean_w", json_is_object(s) ? json_object_get(s, "mean") : s,
+                       "peak_w", json_is_object(s) ? json_object_get(s, "peak") : s);
+        json_decref(s);
+        json_object_set_new(o, "power_unavailable_reason", json_null());
+    } else {
+        json_object_set_new(o, "power_unavailable_reason",
+                            json_string(t->power.reason[0] ? t->power.reason : "no power source"));
+    }
+    json_object_set_new(o, "power", pw);
+    if (t->stat_fd < 0)
+        json_object_set_new(o, "cpu_unavailable_reason", json_string(t->cpu_reason));
+
+    json_t *devs = json_array();
+    for (int i = 0; i < t->ndevs; i++)
+        json_array_append_new(devs, json_pack("{s:s, s:i, s:i}", "name", t->devs[i].name,
+                                              "major", t->devs[i].major, "minor",
+                                              t->devs[i].minor));
+    json_object_set_new(o, "devices", devs);
+    json_object_set_new(o, "data_paths", json_copy(t->data_paths));
+    if (t->disk_reason[0])
+        json_object_set_new(o, "disk_unavailable_reason", json_string(t->disk_reason));
+    json_object_set_new(o, "samples", json_integer((json_int_t)t->n));
+
+    json_t *series = json_array();
+    for (size_t i = 0; i < t->n; i++) {
+        const struct point *p = &t->pts[i];
+        json_t *pt = json_pack("{s:o}", "t", num(p->t));
+        for (int m = 0; m < M_COUNT; m++)
+            json_object_set_new(pt, metric_names[m], num(metric(p, m)));
+        json_array_append_new(series, pt);
+    }
+    json_object_set_new(o, "series", series);
+    return o;
+}
+
+json_t *telemetry_window_json(const struct telemetry *t, double start, double end) {
+    json_t *o = json_object();
+    if (!t)
+        return o;
+    for (int m = 0; m < M_COUNT; m++)
+        json_object_set_new(o, metric_names[m], stat_json(t, m, start, end));
+    return o;
 }
 
 void telemetry_free(struct telemetry *t) {
+    if (!t)
+        return;
+    if (t->stat_fd >= 0)
+        close(t->stat_fd);
+    if (t->disk_fd >= 0)
+        close(t->disk_fd);
+    power_close(&t->power);
+    json_decref(t->data_paths);
+    free(t->diskbuf);
+    free(t->pts);
     free(t);
-}
-
-json_t *inventory_json(const struct config *cfg, json_t *warnings) {
-    (void)cfg, (void)warnings;
-    return json_object();
 }

@@ -37,8 +37,22 @@ double telemetry_mean_power(const struct telemetry *t);
 
 void telemetry_free(struct telemetry *t);
 
+/* telemetry_new() with the function that opens energy counters (open(2)
+ * when NULL): a test seam so fixture tests can make energy_uj fail with
+ * EACCES even as root, which file modes cannot do. */
+struct telemetry *telemetry_new_with(const struct config *cfg,
+                                     int (*open_fn)(const char *path, int flags));
+
+/* Physical cores of the machine (distinct package/core id pairs from
+ * /proc/cpuinfo, else sysfs topology), for per-core AOPS; -1 when the
+ * topology is unknown (aops_per_core is then null, not a guess). */
+int inventory_physical_cores(const struct config *cfg);
+
 /* The "system" object of result.json. Appends warnings that undermine a
  * comparison (scheduler, governor, swap) to the warnings array. */
 json_t *inventory_json(const struct config *cfg, json_t *warnings);
+
+/* Physical cores (distinct core ids per socket), for per-core AOPS; 0 if unknown. */
+int inventory_physical_cores(const struct config *cfg);
 
 #endif

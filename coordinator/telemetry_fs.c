@@ -1,0 +1,81 @@
+/* telemetry_fs.c -- sysroot-relative file reading for telemetry and
+ * inventory: joins paths under the root and reads small /proc and /sys files
+ * into caller buffers, without allocating. */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "telemetry_fs.h"
+
+char *sysroot_path(char *out, size_t size, const char *sysroot, const char *path) {
+    size_t n = strlen(sysroot);
+    /* "/" and "/x/" both join without a doubled slash. */
+    while (n > 0 && sysroot[n - 1] == '/')
+        n--;
+    int w = snprintf(out, size, "%.*s%s", (int)n, sysroot, path);
+    if (w < 0 || (size_t)w >= size)
+        return NULL;
+    return out;
+}
+
+static ssize_t strip(char *buf, ssize_t n) {
+    buf[n] = '\0';
+    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+        buf[--n] = '\0';
+    return n;
+}
+
+ssize_t fs_pread_str(int fd, char *buf, size_t size) {
+    size_t got = 0;
+    if (size == 0)
+        return errno = EINVAL, -1;
+    /* /proc files may come back in several reads; stop at EOF or when full. */
+    while (got < size - 1) {
+        ssize_t r = pread(fd, buf + got, size - 1 - got, (off_t)got);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        if (r == 0)
+            break;
+        got += (size_t)r;
+    }
+    return strip(buf, (ssize_t)got);
+}
+
+ssize_t fs_read_str(const char *path, char *buf, size_t size) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = fs_pread_str(fd, buf, size);
+    int e = errno;
+    close(fd);
+    errno = e;
+    return n;
+}
+
+int fs_read_u64(const char *path, uint64_t *out) {
+    char buf[64], *end;
+    if (fs_read_str(path, buf, sizeof buf) <= 0)
+        return -1;
+    errno = 0;
+    unsigned long long v = strtoull(buf, &end, 10);
+    if (errno || end == buf)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+char *fs_trim(char *s) {
+    while (isspace((unsigned char)*s))
+        s++;
+    size_t n = strlen(s);
+    while (n > 0 && isspace((unsigned char)s[n - 1]))
+        s[--n] = '\0';
+    return s;
+}
