@@ -1,10 +1,515 @@
-/* compare.c -- placeholder for `harness compare` (being written). */
+/* compare.c -- `harness compare A B [...]`: the headline and per-workload
+ * figures of several runs side by side, each with its ratio against the
+ * first run ("AOPS 3.80×"), to stdout and optionally as an HTML page, with
+ * cost per 1,000 AOPS when prices are given.
+ *
+ * A ratio only means something between like runs, so runs of different
+ * profiles or corpus manifests are refused unless --force, and inventory
+ * differences that move the numbers (cores, SMT, memory, I/O schedulers) are
+ * pointed out rather than left for the reader to spot.
+ *
+ * Runs are labelled A, B, C... in argument order; --price accepts those
+ * letters or the run directories' basenames. */
+#include <errno.h>
+#include <libgen.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "commands.h"
+#include "report_html.h"
+
+#define MAX_RUNS 26
+
+struct run {
+    char label[2];
+    char name[256]; /* basename of the run directory */
+    const char *dir;
+    json_t *r;
+    double price; /* per month, NAN when not given */
+};
+
+struct metric {
+    const char *name, *path;
+    int dec;
+    int lower_better;
+};
+
+static const struct metric HEAD[] = {
+    {"AOPS", "totals.aops", 1, 0},
+    {"per-core AOPS", "totals.aops_per_core", 2, 0},
+    {"AOPS per watt", "totals.aops_per_watt", 3, 0},
+    {"operations", "totals.ops", 0, 0},
+    {"errors", "totals.errors", 0, 1},
+    {"wall seconds", "totals.wall_seconds", 3, 1},
+    {"mean power W", "telemetry.power.mean_w", 1, 1},
+    {"CPU util mean %", "telemetry.cpu_util.mean", 1, 0},
+};
+static const char *WL[] = {"s3", "db", "search"};
+static const char *STATS[] = {"mean", "p50", "p95", "p99", "max"};
+
+static double ratio(double v, double base) {
+    return (isfinite(v) && isfinite(base) && base != 0) ? v / base : NAN;
+}
+
+static double cost_per_kaops(const struct run *r) {
+    double aops = jnum(r->r, "totals.aops");
+    return (isfinite(r->price) && aops > 0) ? r->price / (aops / 1000) : NAN;
+}
+
+static void usage(FILE *f) {
+    fputs("usage: harness compare RUN_DIR_A RUN_DIR_B [...] [--html FILE] [--price A=P,B=P...] [--force]\n"
+          "  Prints the headline and per-workload figures side by side with each run's ratio\n"
+          "  against the first run (A). Runs are labelled A, B, C... in argument order.\n"
+          "  --html FILE   also write the comparison as a self-contained HTML page\n"
+          "  --price LIST  monthly price per run, any currency, e.g. A=3346.88,B=3681.97; a label\n"
+          "                is a run's letter or its directory's basename. Adds cost per 1,000 AOPS.\n"
+          "  --force       compare runs of different profiles or corpus manifests anyway\n"
+          "exit status: 0 compared, 1 refused (different profile or corpus), 2 bad usage or\n"
+          "unreadable run.\n",
+          f);
+}
+
+/* "A=3346.88,B=3681.97" onto the runs. Returns 0 or -1 with err set. */
+static int parse_prices(const char *list, struct run *runs, int n, char *err, size_t errlen) {
+    char *copy = strdup(list), *save = NULL;
+    int rc = 0;
+    for (char *tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(tok, '='), *end;
+        if (!eq) {
+            snprintf(err, errlen, "--price: '%s' is not LABEL=PRICE", tok);
+            rc = -1;
+            break;
+        }
+        *eq = 0;
+        double p = strtod(eq + 1, &end);
+        if (end == eq + 1 || *end || !(p >= 0) || !isfinite(p)) {
+            snprintf(err, errlen, "--price: '%s' is not a price", eq + 1);
+            rc = -1;
+            break;
+        }
+        int hit = -1;
+        for (int i = 0; i < n && hit < 0; i++)
+            if (!strcmp(tok, runs[i].label))
+                hit = i;
+        for (int i = 0; i < n && hit < 0; i++)
+            if (!strcmp(tok, runs[i].name))
+                hit = i;
+        if (hit < 0) {
+            snprintf(err, errlen, "--price: no run labelled '%s' (use A, B, ... or a run directory's name)", tok);
+            rc = -1;
+        } else
+            runs[hit].price = p;
+    }
+    free(copy);
+    return rc;
+}
+
+/* The part of config.corpus that says what was searched: its manifest when
+ * the result has one, else the whole object. */
+static json_t *corpus_of(const json_t *r) {
+    json_t *c = jget(r, "config.corpus");
+    json_t *m = json_object_get(c, "manifest");
+    return m ? m : c;
+}
+
+/* Reasons the runs cannot be compared; one line each into reasons. */
+static void incomparable(const struct run *runs, int n, json_t *reasons) {
+    char line[1024];
+    for (int i = 1; i < n; i++) {
+        const char *p0 = jstr(runs[0].r, "config.profile"), *pi = jstr(runs[i].r, "config.profile");
+        if (!p0 || !pi || strcmp(p0, pi)) {
+            snprintf(line, sizeof line, "%s (%s) ran profile %s, %s (%s) ran profile %s", runs[i].label,
+                     runs[i].name, pi ? pi : "(none)", runs[0].label, runs[0].name, p0 ? p0 : "(none)");
+            json_array_append_new(reasons, json_string(line));
+        }
+        if (!json_equal(corpus_of(runs[0].r), corpus_of(runs[i].r))) {
+            snprintf(line, sizeof line, "%s (%s) searched a different corpus than %s (%s): config.corpus differs",
+                     runs[i].label, runs[i].name, runs[0].label, runs[0].name);
+            json_array_append_new(reasons, json_string(line));
+        }
+    }
+}
+
+static void disks_text(const json_t *r, char *out, size_t len) {
+    size_t i, o = 0;
+    json_t *d;
+    out[0] = 0;
+    json_array_foreach(jget(r, "system.disks"), i, d) {
+        int k = snprintf(out + o, len - o, "%s%s:%s", i ? " " : "", jstr(d, "name") ? jstr(d, "name") : "?",
+                         jstr(d, "scheduler") ? jstr(d, "scheduler") : "?");
+        if (k < 0 || (size_t)k >= len - o)
+            break;
+        o += (size_t)k;
+    }
+    if (!o)
+        snprintf(out, len, "(none listed)");
+}
+
+/* Inventory differences that move the numbers, one line each. */
+static void inventory_diffs(const struct run *runs, int n, json_t *out) {
+    char line[2048], vals[1024];
+    static const struct {
+        const char *name, *path;
+        int bytes;
+    } F[] = {{"physical cores", "system.physical_cores", 0},
+             {"logical CPUs", "system.logical_cpus", 0},
+             {"memory", "system.memory_bytes", 1},
+             {"CPU model", "system.cpu_model", 0}};
+    for (size_t f = 0; f < sizeof F / sizeof F[0]; f++) {
+        int differ = 0;
+        size_t o = 0;
+        for (int i = 0; i < n; i++) {
+            json_t *v = jget(runs[i].r, F[f].path), *v0 = jget(runs[0].r, F[f].path);
+            differ |= !json_equal(v, v0) && !(v == NULL && v0 == NULL);
+            char t[256];
+            if (json_is_string(v))
+                snprintf(t, sizeof t, "%s", json_string_value(v));
+            else if (F[f].bytes)
+                fmt_bytes(t, sizeof t, jnum(runs[i].r, F[f].path), 1);
+            else
+                fmt_num(t, sizeof t, jnum(runs[i].r, F[f].path), 0);
+            o += (size_t)snprintf(vals + o, sizeof vals - o, "%s%s %s", i ? ", " : "", runs[i].label, t);
+            if (o >= sizeof vals)
+                break;
+        }
+        if (differ) {
+            snprintf(line, sizeof line, "%s: %s", F[f].name, vals);
+            json_array_append_new(out, json_string(line));
+        }
+    }
+    /* SMT is what the logical/physical ratio says; per-core AOPS counts
+     * physical cores, so SMT on one side only skews it. */
+    int smt0 = -1, differ = 0;
+    size_t o = 0;
+    for (int i = 0; i < n; i++) {
+        double l = jnum(runs[i].r, "system.logical_cpus"), p = jnum(runs[i].r, "system.physical_cores");
+        int smt = (l > 0 && p > 0) ? (l > p) : -1;
+        if (i == 0)
+            smt0 = smt;
+        differ |= smt != smt0;
+        o += (size_t)snprintf(vals + o, sizeof vals - o, "%s%s %s", i ? ", " : "", runs[i].label,
+                              smt < 0 ? "unknown" : smt ? "on" : "off");
+        if (o >= sizeof vals)
+            break;
+    }
+    if (differ) {
+        snprintf(line, sizeof line, "SMT differs: %s", vals);
+        json_array_append_new(out, json_string(line));
+    }
+    char d0[512], di[512];
+    disks_text(runs[0].r, d0, sizeof d0);
+    for (int i = 1; i < n; i++) {
+        disks_text(runs[i].r, di, sizeof di);
+        if (strcmp(d0, di)) {
+            snprintf(line, sizeof line, "disks and I/O schedulers differ: %s %s; %s %s", runs[0].label, d0,
+                     runs[i].label, di);
+            json_array_append_new(out, json_string(line));
+        }
+    }
+}
+
+/* ---- text ---- */
+
+static void text_cell(char *out, size_t len, double v, double base, int dec, int first) {
+    char f[64];
+    fmt_num(f, sizeof f, v, dec);
+    double q = ratio(v, base);
+    if (first || !isfinite(q))
+        snprintf(out, len, "%s", f);
+    else
+        snprintf(out, len, "%s (%.2f×)", f, q);
+}
+
+static void text_row(int n, const char *name, const double *v, int dec) {
+    printf("%-26s", name);
+    for (int i = 0; i < n; i++) {
+        char c[96];
+        text_cell(c, sizeof c, v[i], v[0], dec, i == 0);
+        /* × is two bytes but one column: pad by hand. */
+        int pad = 24 - (int)strlen(c) + (strstr(c, "×") ? 1 : 0);
+        printf(" %*s%s", pad > 0 ? pad : 0, "", c);
+    }
+    putchar('\n');
+}
+
+static void print_text(const struct run *runs, int n, int priced, const json_t *notes) {
+    for (int i = 0; i < n; i++)
+        printf("%s  %s  (%s, profile %s, %g containers, %s)\n", runs[i].label, runs[i].dir,
+               jstr(runs[i].r, "system.cpu_model") ? jstr(runs[i].r, "system.cpu_model") : "unknown CPU",
+               jstr(runs[i].r, "config.profile") ? jstr(runs[i].r, "config.profile") : "?",
+               jnum(runs[i].r, "config.containers"),
+               json_is_true(json_object_get(runs[i].r, "valid")) ? "valid" : "NOT VALID");
+    printf("\n%-26s", "ratios against A");
+    for (int i = 0; i < n; i++)
+        printf(" %24s", runs[i].label);
+    putchar('\n');
+    double v[MAX_RUNS];
+    for (size_t m = 0; m < sizeof HEAD / sizeof HEAD[0]; m++) {
+        for (int i = 0; i < n; i++)
+            v[i] = jnum(runs[i].r, HEAD[m].path);
+        text_row(n, HEAD[m].name, v, HEAD[m].dec);
+    }
+    if (priced) {
+        for (int i = 0; i < n; i++)
+            v[i] = runs[i].price;
+        text_row(n, "price per month", v, 2);
+        for (int i = 0; i < n; i++)
+            v[i] = cost_per_kaops(&runs[i]);
+        text_row(n, "cost per 1,000 AOPS", v, 2);
+    }
+    for (size_t w = 0; w < 3; w++) {
+        printf("%s latency ms (lower is better)\n", WL[w]);
+        for (size_t s = 0; s < 5; s++) {
+            char k[96], name[64];
+            snprintf(k, sizeof k, "workloads.%s.latency_ms.%s", WL[w], STATS[s]);
+            snprintf(name, sizeof name, "  %s %s", WL[w], STATS[s]);
+            for (int i = 0; i < n; i++)
+                v[i] = jnum(runs[i].r, k);
+            text_row(n, name, v, 3);
+        }
+    }
+    for (int i = 1; i < n; i++) {
+        printf("\n%s vs A: AOPS %.2f×, per-core %.2f×", runs[i].label,
+               ratio(jnum(runs[i].r, "totals.aops"), jnum(runs[0].r, "totals.aops")),
+               ratio(jnum(runs[i].r, "totals.aops_per_core"), jnum(runs[0].r, "totals.aops_per_core")));
+        double w = ratio(jnum(runs[i].r, "totals.aops_per_watt"), jnum(runs[0].r, "totals.aops_per_watt"));
+        if (isfinite(w))
+            printf(", AOPS/W %.2f×", w);
+        else
+            printf(", AOPS/W unavailable");
+        double c = ratio(cost_per_kaops(&runs[i]), cost_per_kaops(&runs[0]));
+        if (isfinite(c))
+            printf(", cost per 1,000 AOPS %.2f×", c);
+    }
+    putchar('\n');
+    size_t i;
+    json_t *s;
+    if (json_array_size(notes))
+        printf("\nnotes:\n");
+    json_array_foreach(notes, i, s) printf("  %s\n", json_string_value(s));
+}
+
+/* ---- HTML ---- */
+
+static void html_row(struct sbuf *b, int n, const char *name, const char *key,
+                     const double *v, int dec) {
+    sb_puts(b, "<tr><td>");
+    sb_esc(b, name);
+    sb_puts(b, "</td>");
+    for (int i = 0; i < n; i++) {
+        char k[160], e[40], f[64];
+        snprintf(k, sizeof k, "runs.%d.%s", i, key);
+        sb_puts(b, "<td>");
+        sb_num(b, k, v[i], dec);
+        sb_puts(b, "</td>");
+        if (i == 0)
+            continue;
+        double q = ratio(v[i], v[0]);
+        snprintf(k, sizeof k, "ratio.%d.%s", i, key);
+        sb_puts(b, "<td class=\"ratio\">");
+        if (isfinite(q)) {
+            snprintf(f, sizeof f, "%.2f", q);
+            sb_puts(b, "<span class=\"num\" data-key=\"");
+            sb_esc(b, k);
+            sb_printf(b, "\" data-value=\"%s\">%s×</span>", fmt_exact(e, sizeof e, q), f);
+        } else
+            sb_puts(b, "–");
+        sb_puts(b, "</td>");
+    }
+    sb_puts(b, "</tr>\n");
+}
+
+static void write_html(const char *path, const struct run *runs, int n, int priced, const json_t *notes,
+                       const json_t *forced) {
+    struct sbuf b = {0};
+    page_begin(&b, "aops-harness comparison");
+    sb_puts(&b, "<h1>aops-harness comparison</h1>\n<table id=\"runs\"><tr><th>run</th><th class=\"t\">"
+                "directory</th><th class=\"t\">CPU</th><th class=\"t\">profile</th><th>containers</th>"
+                "<th class=\"t\">validity</th></tr>\n");
+    for (int i = 0; i < n; i++) {
+        int valid = json_is_true(json_object_get(runs[i].r, "valid"));
+        sb_printf(&b, "<tr><td>%s</td><td class=\"t\">", runs[i].label);
+        sb_esc(&b, runs[i].name);
+        sb_puts(&b, "</td><td class=\"t\">");
+        sb_esc(&b, jstr(runs[i].r, "system.cpu_model"));
+        sb_puts(&b, "</td><td class=\"t\">");
+        sb_esc(&b, jstr(runs[i].r, "config.profile"));
+        sb_puts(&b, "</td><td>");
+        char k[64];
+        snprintf(k, sizeof k, "runs.%d.config.containers", i);
+        sb_num(&b, k, jnum(runs[i].r, "config.containers"), 0);
+        sb_printf(&b, "</td><td class=\"t %s\">%s</td></tr>\n", valid ? "valid" : "invalid",
+                  valid ? "valid" : "not valid");
+    }
+    sb_puts(&b, "</table>\n");
+    size_t i;
+    json_t *s;
+    if (json_array_size(forced)) {
+        sb_puts(&b, "<h3>Compared with --force although</h3><ul class=\"bad\" id=\"forced\">");
+        json_array_foreach(forced, i, s) {
+            sb_puts(&b, "<li>");
+            sb_esc(&b, json_string_value(s));
+            sb_puts(&b, "</li>");
+        }
+        sb_puts(&b, "</ul>\n");
+    }
+    if (json_array_size(notes)) {
+        sb_puts(&b, "<h3>Inventory differences</h3><ul class=\"warn\" id=\"inventory-diffs\">");
+        json_array_foreach(notes, i, s) {
+            sb_puts(&b, "<li>");
+            sb_esc(&b, json_string_value(s));
+            sb_puts(&b, "</li>");
+        }
+        sb_puts(&b, "</ul>\n");
+    }
+
+    sb_puts(&b, "<h2>Side by side (ratios against A)</h2>\n<table id=\"compare\"><tr><th>figure</th>");
+    for (int j = 0; j < n; j++) {
+        sb_printf(&b, "<th>%s</th>", runs[j].label);
+        if (j)
+            sb_printf(&b, "<th>%s ÷ A</th>", runs[j].label);
+    }
+    sb_puts(&b, "</tr>\n");
+    double v[MAX_RUNS];
+    for (size_t m = 0; m < sizeof HEAD / sizeof HEAD[0]; m++) {
+        for (int j = 0; j < n; j++)
+            v[j] = jnum(runs[j].r, HEAD[m].path);
+        html_row(&b, n, HEAD[m].name, HEAD[m].path, v, HEAD[m].dec);
+    }
+    if (priced) {
+        for (int j = 0; j < n; j++)
+            v[j] = runs[j].price;
+        html_row(&b, n, "price per month", "price", v, 2);
+        for (int j = 0; j < n; j++)
+            v[j] = cost_per_kaops(&runs[j]);
+        html_row(&b, n, "cost per 1,000 AOPS", "cost_per_kaops", v, 2);
+    }
+    for (size_t w = 0; w < 3; w++) {
+        sb_printf(&b, "<tr><th colspan=\"%d\">%s latency ms (lower is better)</th></tr>\n", 2 * n, WL[w]);
+        for (size_t st = 0; st < 5; st++) {
+            char k[96], name[64];
+            snprintf(k, sizeof k, "workloads.%s.latency_ms.%s", WL[w], STATS[st]);
+            snprintf(name, sizeof name, "%s %s", WL[w], STATS[st]);
+            for (int j = 0; j < n; j++)
+                v[j] = jnum(runs[j].r, k);
+            html_row(&b, n, name, k, v, 3);
+        }
+    }
+    sb_puts(&b, "</table>\n<div class=\"grid2\">\n");
+
+    const char *labels[MAX_RUNS];
+    for (int j = 0; j < n; j++)
+        labels[j] = runs[j].label;
+    static const struct {
+        const char *id, *title, *unit, *path;
+    } C[] = {{"compare-aops", "AOPS", "AOPS", "totals.aops"},
+             {"compare-aops-per-core", "per-core AOPS", "AOPS/core", "totals.aops_per_core"},
+             {"compare-aops-per-watt", "AOPS per watt", "AOPS/W", "totals.aops_per_watt"},
+             {"compare-s3-p95", "S3 GET p95 latency", "ms", "workloads.s3.latency_ms.p95"},
+             {"compare-db-p95", "MariaDB query p95 latency", "ms", "workloads.db.latency_ms.p95"},
+             {"compare-search-p95", "code search p95 latency", "ms", "workloads.search.latency_ms.p95"}};
+    for (size_t c = 0; c < sizeof C / sizeof C[0]; c++) {
+        int any = 0;
+        for (int j = 0; j < n; j++)
+            any |= isfinite(v[j] = jnum(runs[j].r, C[c].path));
+        /* A chart of nothing says less than no chart: AOPS/W without power. */
+        if (any)
+            svg_bar_chart(&b, C[c].id, C[c].title, C[c].unit, labels, v, (size_t)n);
+    }
+    if (priced) {
+        for (int j = 0; j < n; j++)
+            v[j] = cost_per_kaops(&runs[j]);
+        svg_bar_chart(&b, "compare-cost", "cost per 1,000 AOPS (per month)", "", labels, v, (size_t)n);
+    }
+    sb_puts(&b, "</div>\n<footer>written by harness compare</footer>\n");
+    page_end(&b);
+    FILE *f = fopen(path, "w");
+    if (!f || fwrite(b.s, 1, b.len, f) != b.len || fclose(f) != 0) {
+        fprintf(stderr, "harness compare: %s: %s\n", path, strerror(errno));
+        exit(1);
+    }
+    sb_free(&b);
+}
 
 int compare_main(int argc, char **argv) {
-    (void)argc, (void)argv;
-    fprintf(stderr, "harness compare: not built yet\n");
-    return 2;
+    struct run runs[MAX_RUNS];
+    int n = 0, force = 0, rc = 0;
+    const char *html = NULL, *prices = NULL;
+    char err[4400];
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(argv[i], "--html") && i + 1 < argc)
+            html = argv[++i];
+        else if (!strcmp(argv[i], "--price") && i + 1 < argc)
+            prices = argv[++i];
+        else if (!strcmp(argv[i], "--force"))
+            force = 1;
+        else if (argv[i][0] == '-') {
+            fprintf(stderr, "harness compare: unknown option '%s' (see harness compare --help)\n", argv[i]);
+            return 2;
+        } else if (n == MAX_RUNS) {
+            fprintf(stderr, "harness compare: at most %d runs\n", MAX_RUNS);
+            return 2;
+        } else {
+            struct run *r = &runs[n];
+            memset(r, 0, sizeof *r);
+            r->label[0] = (char)('A' + n);
+            r->dir = argv[i];
+            r->price = NAN;
+            char tmp[4096];
+            snprintf(tmp, sizeof tmp, "%s", argv[i]);
+            for (size_t l = strlen(tmp); l > 1 && tmp[l - 1] == '/'; l--)
+                tmp[l - 1] = 0;
+            snprintf(r->name, sizeof r->name, "%s", basename(tmp));
+            n++;
+        }
+    }
+    if (n < 2) {
+        fputs("harness compare: give at least two run directories (usage: harness compare A B [...])\n", stderr);
+        return 2;
+    }
+    for (int i = 0; i < n; i++)
+        if (!(runs[i].r = load_run(runs[i].dir, err, sizeof err))) {
+            fprintf(stderr, "harness compare: %s\n", err);
+            rc = 2;
+            goto out;
+        }
+    if (prices && parse_prices(prices, runs, n, err, sizeof err)) {
+        fprintf(stderr, "harness compare: %s\n", err);
+        rc = 2;
+        goto out;
+    }
+    int priced = 0;
+    for (int i = 0; i < n; i++)
+        priced |= isfinite(runs[i].price);
+
+    json_t *reasons = json_array(), *notes = json_array();
+    incomparable(runs, n, reasons);
+    if (json_array_size(reasons) && !force) {
+        fprintf(stderr, "harness compare: refusing to compare: %s (use --force to compare anyway)\n",
+                json_string_value(json_array_get(reasons, 0)));
+        for (size_t i = 1; i < json_array_size(reasons); i++)
+            fprintf(stderr, "harness compare: also: %s\n", json_string_value(json_array_get(reasons, i)));
+        rc = 1;
+    } else {
+        for (size_t i = 0; i < json_array_size(reasons); i++)
+            fprintf(stderr, "harness compare: warning (--force): %s\n",
+                    json_string_value(json_array_get(reasons, i)));
+        inventory_diffs(runs, n, notes);
+        print_text(runs, n, priced, notes);
+        if (html) {
+            write_html(html, runs, n, priced, notes, reasons);
+            printf("wrote %s\n", html);
+        }
+    }
+    json_decref(reasons);
+    json_decref(notes);
+out:
+    for (int i = 0; i < n; i++)
+        json_decref(runs[i].r);
+    return rc;
 }
