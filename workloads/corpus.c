@@ -1,4 +1,4 @@
-/* corpus.c -- placeholder until `harness corpus fetch` and `harness search` land. */
+/* corpus.c -- placeholder until `harness corpus fetch` lands. */
 #include <stdio.h>
 
 #include "../coordinator/commands.h"
@@ -6,11 +6,5 @@
 int corpus_main(int argc, char **argv) {
     (void)argc, (void)argv;
     fprintf(stderr, "harness corpus: not built yet\n");
-    return 2;
-}
-
-int search_cli_main(int argc, char **argv) {
-    (void)argc, (void)argv;
-    fprintf(stderr, "harness search: not built yet\n");
     return 2;
 }

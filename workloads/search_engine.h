@@ -1,0 +1,53 @@
+/* search_engine.h -- one search: walk a tree, read its files through a
+ * reader, count matching lines with a matcher, the way `rg -P -c` (or -l)
+ * does.
+ *
+ * An engine holds everything a search needs (reader, slot buffers, the walk's
+ * buffers), allocated once by engine_open(), so engine_search() allocates
+ * nothing in count mode: it is what a measured operation calls. */
+#ifndef AOPS_SEARCH_ENGINE_H
+#define AOPS_SEARCH_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "search_match.h"
+#include "search_reader.h"
+
+#define ENGINE_SLOTS 8           /* files read at once */
+#define ENGINE_BUF (1u << 20)    /* per file in flight: lines up to 1 MiB */
+
+enum engine_mode { ENGINE_COUNT = 0, ENGINE_LIST };
+
+struct engine_totals {
+    uint64_t files;   /* files searched */
+    uint64_t bytes;   /* bytes read from them */
+    uint64_t lines;   /* matching lines, binary files counting 0 (as rg -c) */
+    uint64_t matched; /* files rg would print */
+    uint64_t errors;  /* unreadable files and directories, PCRE2 failures */
+    char err[512];    /* the first error, one line */
+};
+
+/* Called once per file searched (not for files that could not be opened:
+ * those come with err set and count -1). count is what `rg -c` prints (0:
+ * not printed); in list mode, 1 when `rg -l` prints the file. */
+typedef void (*engine_file_fn)(void *arg, const char *path, int64_t count, const char *err);
+
+struct engine;
+
+struct engine *engine_open(enum reader_kind kind, char *err, size_t errlen);
+void engine_close(struct engine *e);
+const char *engine_reader_name(const struct engine *e);
+
+/* Search root (directory or file) for m, adding to *t. fn may be NULL.
+ * Returns 0, or -1 when root cannot be searched at all (t->err says why). */
+int engine_search(struct engine *e, struct matcher *m, const char *root, enum engine_mode mode,
+                  engine_file_fn fn, void *arg, struct engine_totals *t);
+
+/* ripgrep decodes invalid UTF-8 before PCRE2 sees it, each maximal invalid
+ * sequence becoming U+FFFD. Returns 1 when s[0..n) is valid UTF-8. */
+int utf8_valid(const char *s, size_t n);
+/* Writes the decoded text to out (room for 3 * n bytes), returns its length. */
+size_t utf8_lossy(const char *s, size_t n, char *out);
+
+#endif

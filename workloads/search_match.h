@@ -1,0 +1,44 @@
+/* search_match.h -- one compiled pattern and the line counter built on it.
+ *
+ * The matcher answers the only question the search asks: which lines of a
+ * buffer of whole lines match, with ripgrep's `-P` semantics (each line
+ * matched without its `\n`, PCRE2 in UTF + UCP mode, MULTILINE). It knows
+ * nothing about files or reading. */
+#ifndef AOPS_SEARCH_MATCH_H
+#define AOPS_SEARCH_MATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+struct matcher {
+    pcre2_code *code;
+    pcre2_match_data *md;
+    pcre2_match_context *mctx;
+    pcre2_jit_stack *jstack;
+    int per_line; /* the pattern can see past its line: match line by line */
+    int jit;      /* JIT compiled */
+};
+
+/* Compile pattern once (JIT, explicit JIT stack, match and depth limits).
+ * Returns 0, or -1 with err = "pattern 'P': PCRE2 message at offset N". */
+int matcher_compile(struct matcher *m, const char *pattern, char *err, size_t errlen);
+void matcher_free(struct matcher *m);
+
+/* Count the lines of buf[0..len) that match. buf holds whole lines: every
+ * line ends in '\n' except, when last_partial, the final one (a file's last
+ * line without terminator). With stop_first the count stops at 1 and
+ * *first_end gets the end offset (past the '\n') of the first matching line.
+ * Returns the count, or -1 when PCRE2 gave up (match limit: a pathological
+ * pattern) with err set. Never allocates. */
+int64_t matcher_count(struct matcher *m, const char *buf, size_t len, int last_partial,
+                      int stop_first, size_t *first_end, char *err, size_t errlen);
+
+/* 1 when the pattern can look outside the line it matches in (look-around,
+ * \A \z \Z \G, verbs, options switched off inline): those are matched line
+ * by line; everything else searches the whole buffer at once. */
+int matcher_needs_per_line(const char *pattern);
+
+#endif
