@@ -26,7 +26,8 @@ aops_say() {
 
 # Locate `go`; prints its path or nothing.
 aops_find_go() {
-    local g
+    local g="${AOPS_GO-}"
+    if [ -n "${AOPS_GO+x}" ]; then printf '%s' "$g"; return; fi   # explicit override (tests)
     g="$(command -v go 2>/dev/null || true)"
     if [ -z "$g" ] && [ -x /usr/local/go/bin/go ]; then g=/usr/local/go/bin/go; fi
     printf '%s' "$g"
