@@ -11,7 +11,7 @@ fail() { echo "FAIL: $*" >&2; FAILS=$((FAILS + 1)); }
 pass() { echo "ok: $*"; }
 check() { # check "description" command...
     local what=$1; shift
-    if "$@"; then pass "$what"; else fail "$what"; fi
+    if "$@" >/dev/null; then pass "$what"; else fail "$what"; fi
 }
 check_eq() { # check_eq "description" expected actual
     if [ "$2" == "$3" ]; then pass "$1"; else fail "$1: expected '$2', got '$3'"; fi

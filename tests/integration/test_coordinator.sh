@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# The coordinator on its own, with the test-only workloads: the memory limit
+# is enforced and reported, crashes, stalls and signals end the run invalid
+# with everything measured so far written, and nothing is left behind (no
+# worker process, no cgroup). Bad input exits 2 with one line.
+source "$(dirname "$0")/../lib.sh"
+
+# Runs the harness in the background so its pid (the cgroups' name) is known:
+# sets RC and LASTPID. Other harness runs on the machine are left out of counts.
+h() {
+    "$HARNESS" "$@" >"$TMP/h.out" 2>"$TMP/h.err" &
+    LASTPID=$!
+    wait $LASTPID
+    RC=$?
+}
+cg_count() { # cgroups left by the last run, anywhere under the cgroup mounts
+    find /sys/fs/cgroup -maxdepth 5 -type d -name "aops-$LASTPID-*" 2>/dev/null | wc -l
+}
+workers_left() { pgrep -f "$HARNESS .*--out $TMP" | wc -l; }
+
+# A plain run: counts, AOPS arithmetic, containers, windows.
+h --containers 4 --cycles 2 --workloads sleep --out "$TMP/plain" --quiet
+R=$TMP/plain/result.json
+check_eq "ops = 4 workers x 2 cycles x 20" 160 "$(jq -r .totals.ops $R)"
+check_eq "no errors" 0 "$(jq -r .totals.errors $R)"
+check_eq "4 containers reported" 4 "$(jq -r '.containers|length' $R)"
+check "aops = ops / wall_seconds" jq -e '(.totals.aops - .totals.ops / .totals.wall_seconds | fabs) < 1e-6 * .totals.aops' $R
+check "per-core aops = aops / physical cores" jq -e '(.totals.aops_per_core * .system.physical_cores - .totals.aops | fabs) < 1e-6 * .totals.aops' $R
+check "each container ran 40 ops and exited 0" jq -e '[.containers[] | select(.ops == 40 and .exit_status == 0 and .oom_killed == false)] | length == 4' $R
+check "sleep latency about 1 ms" jq -e '.workloads.sleep.latency_ms.p50 > 0.9 and .workloads.sleep.latency_ms.p50 < 50' $R
+check "window recorded" jq -e '.windows.sleep.start >= 0 and .windows.sleep.end <= .totals.wall_seconds + 1e-9' $R
+check "test workloads make a run invalid" jq -e '.valid == false and (.invalid_reasons | any(test("test-only")))' $R
+check "schema version" jq -e '.schema_version == 1' $R
+check_eq "no cgroup left after a run" 0 "$(cg_count)"
+
+# The memory limit is real: memhog gets OOM-killed and reported.
+h --containers 2 --workloads memhog --memory-limit 96M --out "$TMP/oom" --quiet
+rc=$RC
+R=$TMP/oom/result.json
+check_eq "OOM run exits 1" 1 "$rc"
+check "both containers oom_killed" jq -e '[.containers[] | select(.oom_killed == true)] | length == 2' $R
+check "OOM named in the reasons" jq -e '.invalid_reasons | any(test("OOM-killed"))' $R
+check "what ran before the kill is kept" jq -e '.totals.ops >= 1' $R
+check_eq "no cgroup left after OOM" 0 "$(cg_count)"
+
+# A crash: reported with its signal, the others go on.
+AOPS_TEST_CRASH_WORKER=1 h --containers 3 --workloads sleep --out "$TMP/crash" --quiet
+R=$TMP/crash/result.json
+check "crash reported with its signal" jq -e '.containers[1].signal == "SIGSEGV" and (.invalid_reasons | any(test("container 1 crashed: Segmentation fault")))' $R
+check "the others finished" jq -e '.containers[0].ops == 20 and .containers[2].ops == 20' $R
+check_eq "no cgroup left after a crash" 0 "$(cg_count)"
+
+# A stall: no progress for --stall-timeout ends the run, never hangs.
+t0=$(date +%s)
+AOPS_TEST_HANG_WORKER=0 timeout 60 "$HARNESS" --containers 2 --workloads sleep --stall-timeout 2 --out "$TMP/stall" --quiet >/dev/null 2>&1
+rc=$?
+check_eq "stall exits 1" 1 "$rc"
+check "stall ends within 20 s" [ $(( $(date +%s) - t0 )) -lt 20 ]
+check "stall named" jq -e '.invalid_reasons | any(test("^stall: no operation completed for 2 s"))' $TMP/stall/result.json
+check_eq "no worker left after a stall" 0 "$(workers_left)"
+
+# Ctrl-C and SIGTERM: 130, partial results, valid false, nothing left.
+for sig in INT TERM; do
+    AOPS_SLEEP_US=300000 "$HARNESS" --containers 3 --workloads sleep --out "$TMP/sig$sig" --quiet >/dev/null 2>&1 &
+    pid=$!
+    LASTPID=$pid
+    sleep 1.5
+    kill -$sig $pid
+    wait $pid
+    rc=$?
+    R=$TMP/sig$sig/result.json
+    check_eq "SIG$sig exits 130" 130 "$rc"
+    check "SIG$sig: partial figures written, invalid" jq -e '.valid == false and .totals.ops > 0 and .totals.ops < 60 and (.invalid_reasons | any(test("interrupted")))' $R
+    check_eq "SIG$sig: no worker left" 0 "$(workers_left)"
+    check_eq "SIG$sig: no cgroup left" 0 "$(cg_count)"
+done
+
+# A worker that cannot open its workload stops the run before the barrier.
+AOPS_TEST_OPEN_FAIL=1 "$HARNESS" --containers 2 --workloads sleep --out "$TMP/openfail" --quiet >"$TMP/of.out" 2>"$TMP/of.err"
+check_eq "open failure exits 1" 1 $?
+check_contains "open failure said in one line" "sleep: test workload told to fail at open" "$(head -1 $TMP/of.err)"
+check "open failure result invalid" jq -e '.valid == false and .totals.wall_seconds == null' $TMP/openfail/result.json
+
+# A cgroup left by a crashed coordinator is removed by the next run.
+if [ -d /sys/fs/cgroup/memory ]; then
+    own=$(awk -F: '$2 ~ /(^|,)memory(,|$)/ {print $3}' /proc/self/cgroup)
+    stale=/sys/fs/cgroup/memory${own%/}/aops-999999-0
+else
+    own=$(awk -F: '$1 == "0" {print $3}' /proc/self/cgroup)
+    stale=/sys/fs/cgroup${own%/}/aops-999999-0
+fi
+mkdir -p "$stale"
+h --containers 1 --workloads sleep --out "$TMP/stale" --quiet
+check "stale cgroup of a dead coordinator removed" [ ! -d "$stale" ]
+
+# Bad input: exit 2, one line, nothing started.
+for args in "--containers 0" "--containers -3" "--containers 1000000" "--memory-limit 1M --containers 1" \
+            "--containers 1 --frobnicate" "--containers 1 --profile huge" "--containers 1 --out /proc/nope"; do
+    out=$("$HARNESS" $args --workloads sleep 2>&1 >/dev/null)
+    rc=$?
+    check_eq "'$args' exits 2" 2 "$rc"
+    check_eq "'$args' says so in one line" 1 "$(printf '%s\n' "$out" | wc -l)"
+done
+
+# Scale: 1,024 workers of the trivial workload launch, run and finish.
+h --containers 1024 --workloads sleep --memory-limit 64M --out "$TMP/scale" --quiet
+check_eq "1,024 workers: all ops done" 20480 "$(jq -r .totals.ops $TMP/scale/result.json)"
+check_eq "1,024 workers: no cgroup left" 0 "$(cg_count)"
+finish
