@@ -29,11 +29,11 @@ out=$("$HARNESS" prepare --containers $N --profile tiny --workloads db 2>&1)
 check "harness prepare --profile tiny --workloads db" test $? -eq 0
 run=$TMP/run
 out=$("$HARNESS" --containers $N --cycles $C --profile tiny --workloads db --out "$run" --quiet 2>&1)
-rc=$?
-check_eq "harness run --workloads db exits 0 ($out)" 0 "$rc"
 J=$run/result.json
 if [ -f "$J" ]; then
-    check_eq "run is valid" true "$(jq_ .valid "$J")"
+    # A db-only run is a partial cycle: that must be the only reason it is not valid.
+    check_eq "no invalid reason but the partial cycle" "[]" \
+        "$(jq -c '[.invalid_reasons[] | select(startswith("partial cycle") | not)]' "$J")"
     check_eq "db ops = 50 x containers x cycles" $((50 * N * C)) "$(jq_ .workloads.db.ops "$J")"
     check_eq "db errors" 0 "$(jq_ .workloads.db.errors "$J")"
     total=0
@@ -77,18 +77,19 @@ me=$(id -un)
 mariadb-install-db --no-defaults --datadir="$D/data" --user="$me" \
     --auth-root-authentication-method=socket --skip-test-db >"$D/install.log" 2>&1 ||
     { fail "mariadb-install-db: $(tail -3 "$D/install.log")"; finish; }
-start_server() {
-    /usr/sbin/mariadbd --no-defaults --datadir="$D/data" --port=$port --bind-address=127.0.0.1 \
-        --socket="$D/s.sock" --user="$me" --log-error="$D/err.log" --skip-name-resolve \
-        --innodb-buffer-pool-size=32M </dev/null >>"$D/err.log" 2>&1 &
-    SERVER=$!
+start_server() { # not a job of ours, so killing it prints no "Killed" line
+    SERVER=$( (/usr/sbin/mariadbd --no-defaults --datadir="$D/data" --port=$port \
+        --bind-address=127.0.0.1 --socket="$D/s.sock" --user="$me" --log-error="$D/err.log" \
+        --skip-name-resolve --innodb-buffer-pool-size=32M </dev/null >>"$D/err.log" 2>&1 &
+        echo $!) )
     for _ in $(seq 100); do
         mariadb-admin --no-defaults --socket="$D/s.sock" ping >/dev/null 2>&1 && return 0
         sleep 0.2
     done
     return 1
 }
-stop_server() { kill -CONT "$SERVER" 2>/dev/null; kill -KILL "$SERVER" 2>/dev/null; wait "$SERVER" 2>/dev/null; }
+gone() { for _ in $(seq 100); do [ -d /proc/$SERVER ] || return 0; sleep 0.1; done; return 1; }
+stop_server() { kill -CONT "$SERVER" 2>/dev/null; kill -KILL "$SERVER" 2>/dev/null; gone; }
 trap 'stop_server; rm -rf "$TMP"' EXIT
 check "throwaway MariaDB starts on port $port" start_server
 pw=fault-test-$$
@@ -102,7 +103,7 @@ out=$(AOPS_CREDENTIALS=$D/creds MARIADB_PASSWORD=$pw "$DRIVER" --fault $SERVER 2
 check "stopped server: query fails within --op-timeout; killed server: fatal" \
     grep -q ' 0 failed' <<<"$out"
 echo "$out" | sed 's/^/    /'
-wait "$SERVER" 2>/dev/null
+check "the killed server is gone" gone
 
 # A whole run whose server dies midway: invalid, errors counted, no hang.
 check "throwaway MariaDB restarts" start_server
@@ -115,13 +116,14 @@ hp=$!
 sleep 2
 kill -KILL "$SERVER"
 t0=$SECONDS
+gone
 wait $hp
 rc=$?
 check "run with a killed server ends within 20 s (took $((SECONDS - t0)) s)" test $((SECONDS - t0)) -lt 20
 check "run with a killed server exits non-zero (not timeout's 124)" test $rc -ne 0 -a $rc -ne 124
 K=$TMP/killed/result.json
 check_eq "killed server: valid=false" false "$(jq_ .valid "$K" 2>/dev/null)"
-check "killed server: db errors counted" jq -e '.workloads.db.errors > 0' "$K"
-check "killed server: reasons given" jq -e '.invalid_reasons | length > 0' "$K"
-jq -c .invalid_reasons "$K" 2>/dev/null | sed 's/^/    /'
+check "killed server: db errors counted" jq -e '.workloads.db.errors > 0' "$K" >/dev/null
+check_contains "killed server: reason names the lost connection" "connection lost" \
+    "$(jq -c .invalid_reasons "$K" 2>/dev/null)"
 finish

@@ -18,6 +18,7 @@
  * `test_db --expect N C` prints, per pattern, the rows the mariadb client
  * returns for every query N workers run in C cycles: what result.json must
  * say. */
+#include <dirent.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,6 +178,38 @@ static void check_live(struct config *cfg) {
     CHECK(expect_open_error(&bad, "run ./harness prepare --profile small"));
 }
 
+/* SIGSTOP reaches each thread of the server a little later: wait until
+ * every one shows state T, or a thread could still answer. */
+static int wait_stopped(pid_t pid) {
+    char path[64];
+    for (int tries = 0; tries < 200; tries++) {
+        snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+        DIR *d = opendir(path);
+        if (!d)
+            return 0;
+        int running = 0;
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            if (e->d_name[0] == '.')
+                continue;
+            char stat[128], buf[512];
+            snprintf(stat, sizeof stat, "%s/%s/stat", path, e->d_name);
+            FILE *f = fopen(stat, "r");
+            if (f && fgets(buf, sizeof buf, f)) {
+                char *close = strrchr(buf, ')');
+                running += close && close[2] != 'T' && close[2] != 't';
+            }
+            if (f)
+                fclose(f);
+        }
+        closedir(d);
+        if (!running)
+            return 1;
+        usleep(10000);
+    }
+    return 0;
+}
+
 /* The server `pid` stops answering, then dies: no hang, then fatal. */
 static void check_fault(struct config *cfg, pid_t pid) {
     char err[512] = "";
@@ -190,6 +223,7 @@ static void check_fault(struct config *cfg, pid_t pid) {
     CHECKF(db_workload.run(st, 0, 0, &res) == 0, "%s", res.err);
 
     CHECK(kill(pid, SIGSTOP) == 0);
+    CHECK(wait_stopped(pid));
     memset(&res, 0, sizeof res);
     int64_t t0 = now_ns();
     int rc = db_workload.run(st, 0, 15, &res);
