@@ -203,8 +203,9 @@ static const char *first_worker_error(struct coord *c) {
     return NULL;
 }
 
-/* One point: cfg->n workers, results into cfg->out. Returns the exit code. */
-static int run_point(struct config *cfg) {
+/* One point: cfg->n workers, results into cfg->out. Returns the exit code.
+ * t_start is when the command (or this sweep point) started. */
+static int run_point(struct config *cfg, int64_t t_start) {
     char err[1024];
     struct coord c;
     memset(&c, 0, sizeof c);
@@ -422,6 +423,7 @@ static int run_point(struct config *cfg) {
         .warnings = warnings,
         .tel = tel,
         .cgroups = c.r.cg ? cgroups_describe(c.r.cg) : NULL,
+        .startup_seconds = (double)(t0 - t_start) / 1e9,
     };
     json_t *res = results_build(&rep);
     if (results_write(res, cfg->out, err, sizeof err) != 0) {
@@ -478,6 +480,7 @@ static int parse_all(struct config *cfg, int argc, char **argv, int first) {
 
 int run_main(int argc, char **argv) {
     static struct config cfg; /* large: keep it off the stack */
+    int64_t t_start = now_ns();
     if (parse_all(&cfg, argc, argv, 1) != 0)
         return EXIT_USAGE;
     char err[1024];
@@ -489,7 +492,7 @@ int run_main(int argc, char **argv) {
     signal(SIGPIPE, SIG_IGN);
     if (cfg.ncontainers == 1) {
         cfg.n = cfg.containers[0];
-        return run_point(&cfg);
+        return run_point(&cfg, t_start);
     }
     /* A sweep: one point after another, each in RUN_DIR/points/<N>. */
     char base[sizeof cfg.out];
@@ -506,7 +509,7 @@ int run_main(int argc, char **argv) {
         }
         fprintf(stderr, "harness: sweep point %u of %u: %u containers\n", i + 1, cfg.ncontainers,
                 cfg.n);
-        int rc = run_point(&cfg);
+        int rc = run_point(&cfg, now_ns());
         char dir[64];
         snprintf(dir, sizeof dir, "points/%u", cfg.n);
         json_array_append_new(points, json_pack("{s:i, s:s}", "containers", (int)cfg.n, "dir", dir));

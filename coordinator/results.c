@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -236,6 +237,15 @@ json_t *results_build(const struct run_report *rep) {
     json_object_set_new(res, "containers", containers);
     json_object_set_new(res, "windows", windows);
     json_object_set_new(res, "telemetry", rep->tel ? telemetry_json(rep->tel) : json_null());
+    /* The coordinator's own cost, so its overhead at scale is on record. */
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    json_object_set_new(res, "coordinator",
+                        json_pack("{s:o, s:I, s:f}", "startup_seconds",
+                                  num_or_null(rep->startup_seconds, rep->released),
+                                  "peak_rss_bytes", (json_int_t)ru.ru_maxrss * 1024, "cpu_seconds",
+                                  (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+                                      (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6));
     free(merged);
     return res;
 }

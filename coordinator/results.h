@@ -31,6 +31,7 @@ struct run_report {
     json_t *warnings;
     struct telemetry *tel;
     const char *cgroups; /* description, or NULL with --no-cgroups */
+    double startup_seconds; /* command start to barrier release */
 };
 
 /* Build the whole result; adds invalid reasons found while merging. */
