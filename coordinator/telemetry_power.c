@@ -27,8 +27,11 @@
 uint64_t counter_delta(uint64_t prev, uint64_t cur, uint64_t range) {
     if (cur >= prev)
         return cur - prev;
-    /* Wrapped once: from prev up to the top of the range, then 0 to cur. */
-    return range >= prev ? range - prev + cur : 0;
+    /* Wrapped once: from prev up to range, one step to 0, then up to cur.
+     * For a 32-bit MSR range is 0xFFFFFFFF, exact; for RAPL's energy_uj
+     * (max_energy_range_uj = 0xFFFFFFFF raw units) the step is 1 uJ where
+     * the hardware's is one energy unit (~61 uJ): far below a watt. */
+    return range >= prev ? range - prev + 1 + cur : 0;
 }
 
 static void add_reason(struct power *p, const char *fmt, const char *a, const char *b) {

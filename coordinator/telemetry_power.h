@@ -41,7 +41,8 @@ int power_read(struct power *p, double *joules);
 void power_close(struct power *p);
 
 /* Raw counter difference with wraparound: a counter that counts up to
- * range and restarts at 0. RAPL's energy_uj wraps at max_energy_range_uj. */
+ * range inclusive and restarts at 0. RAPL's energy_uj wraps after
+ * max_energy_range_uj; 0 for a wrap when the range is unknown (0). */
 uint64_t counter_delta(uint64_t prev, uint64_t cur, uint64_t range);
 
 #endif

@@ -173,6 +173,10 @@ static int exists(const char *dir, const char *name) {
     return pjoin(p, sizeof p, dir, name) == 0 && stat(p, &st) == 0;
 }
 
+static int name_cmp(const void *a, const void *b) {
+    return strcmp(a, b);
+}
+
 static int leaf(const char *devdir_in, struct blkdev *devs, int *ndevs, int max, int depth) {
     char devdir[PATH_MAX], p[PATH_MAX], buf[64];
     int added = 0;
@@ -186,25 +190,27 @@ static int leaf(const char *devdir_in, struct blkdev *devs, int *ndevs, int max,
             return -1;
         *slash = '\0';
     }
+    /* Slaves in name order, so the device list is the same every run. */
+    char names[64][NAME_MAX + 1];
+    int nslaves = 0;
     DIR *d = pjoin(p, sizeof p, devdir, "slaves") == 0 ? opendir(p) : NULL;
-    if (d) {
-        struct dirent *e;
-        int slaves = 0;
-        while ((e = readdir(d))) {
-            char sp[PATH_MAX], real[PATH_MAX];
-            if (e->d_name[0] == '.')
-                continue;
-            if (pjoin(sp, sizeof sp, p, e->d_name) < 0 || !realpath(sp, real))
-                continue;
-            slaves++;
-            int r = leaf(real, devs, ndevs, max, depth + 1);
-            if (r > 0)
-                added += r;
-        }
+    struct dirent *e;
+    while (d && (e = readdir(d)) && nslaves < 64)
+        if (e->d_name[0] != '.')
+            snprintf(names[nslaves++], sizeof names[0], "%s", e->d_name);
+    if (d)
         closedir(d);
-        if (slaves > 0)
-            return added;
+    qsort(names, (size_t)nslaves, sizeof names[0], name_cmp);
+    for (int i = 0; i < nslaves; i++) {
+        char sp[PATH_MAX], real[PATH_MAX];
+        if (pjoin(sp, sizeof sp, p, names[i]) < 0 || !realpath(sp, real))
+            continue;
+        int r = leaf(real, devs, ndevs, max, depth + 1);
+        if (r > 0)
+            added += r;
     }
+    if (nslaves > 0)
+        return added;
     unsigned maj, min;
     if (pjoin(p, sizeof p, devdir, "dev") < 0 || fs_read_str(p, buf, sizeof buf) < 0 || sscanf(buf, "%u:%u", &maj, &min) != 2)
         return -1;
