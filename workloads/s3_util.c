@@ -190,6 +190,9 @@ void s3_describe_failure(char *err, size_t len, const struct config *cfg, CURL *
         *fatal = 1;
         snprintf(err, len, "S3 endpoint %s: TLS failed (%s); --s3-insecure skips verification",
                  ep, detail);
+    } else if (cc == CURLE_RECV_ERROR || cc == CURLE_SEND_ERROR || cc == CURLE_GOT_NOTHING ||
+               cc == CURLE_PARTIAL_FILE) {
+        snprintf(err, len, "%s: connection to S3 endpoint %s lost (%s)", what, ep, detail);
     } else if (cc != CURLE_OK) {
         snprintf(err, len, "%s: %s", what, detail);
     } else if (status == 403 && (!*code || !strcmp(code, "InvalidAccessKeyId") ||
@@ -200,9 +203,11 @@ void s3_describe_failure(char *err, size_t len, const struct config *cfg, CURL *
         *fatal = !strcmp(code, "NoSuchBucket");
         snprintf(err, len,
                  "S3 object '%s' is missing from bucket '%s'%s: run ./harness prepare --profile %s "
-                 "--containers %u%s",
+                 "--containers %u%s%s%s",
                  key, cfg->bucket, *fatal ? " (no such bucket)" : "", profile_name(cfg->profile),
-                 cfg->n, cfg->dataset == DATASET_SHARED ? " --dataset shared" : "");
+                 cfg->n, cfg->dataset == DATASET_SHARED ? " --dataset shared" : "",
+                 strcmp(cfg->bucket, "aops") ? " --bucket " : "",
+                 strcmp(cfg->bucket, "aops") ? cfg->bucket : "");
     } else if (status == 404 && !strcmp(code, "NoSuchBucket")) {
         *fatal = 1;
         snprintf(err, len, "S3 bucket '%s' does not exist at %s: run ./harness prepare",
