@@ -1,29 +1,140 @@
-/* search.c -- placeholder until the search workload lands: it refuses to open, so
- * no run can count an operation it did not do. */
+/* search.c -- the search workload: 100 PCRE2 searches per cycle over the
+ * profile's Linux and CPython trees, as coding agents run them.
+ *
+ * Operation i runs pattern i of corpus/patterns (`TREE<TAB>PATTERN`) over
+ * its tree, or both trees for `any`, counting matching lines the way
+ * `rg -P -c` does. open() compiles every pattern once (JIT) and sets up the
+ * engine (io_uring ring, bounded buffers), so run() only walks, reads and
+ * matches: rows = matching lines, files = files searched, bytes = bytes
+ * read. */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "search.h"
+#include "search_engine.h"
 #include "workload.h"
 
+#define MAX_PATTERNS 1000
+
+struct search_pattern {
+    struct matcher m;
+    int trees; /* bit 0 linux, bit 1 cpython */
+};
+
+struct search_state {
+    struct engine *e;
+    struct search_pattern *p;
+    unsigned n;
+    char roots[2][4300];
+};
+
 static int search_prepare(const struct config *cfg, char *err, size_t len) {
-    (void)cfg;
-    snprintf(err, len, "the search workload is not built yet");
-    return -1;
+    return corpus_check(cfg, err, len);
+}
+
+static void search_close(void *st) {
+    struct search_state *s = st;
+    if (!s)
+        return;
+    for (unsigned i = 0; i < s->n; i++)
+        matcher_free(&s->p[i].m);
+    free(s->p);
+    engine_close(s->e);
+    free(s);
+}
+
+/* Read and compile corpus/patterns. */
+static int load_patterns(struct search_state *s, const char *file, char *err, size_t len) {
+    FILE *f = fopen(file, "r");
+    if (!f) {
+        snprintf(err, len, "cannot read the search patterns %s: %s", file, strerror(errno));
+        return -1;
+    }
+    s->p = calloc(MAX_PATTERNS, sizeof *s->p);
+    char line[8192];
+    unsigned lineno = 0;
+    int rc = s->p ? 0 : -1;
+    while (rc == 0 && fgets(line, sizeof line, f)) {
+        lineno++;
+        line[strcspn(line, "\r\n")] = 0;
+        if (line[0] == '#' || line[0] == 0)
+            continue;
+        char *tab = strchr(line, '\t');
+        int trees = 0;
+        if (tab) {
+            *tab = 0;
+            trees = !strcmp(line, "linux") ? 1 : !strcmp(line, "cpython") ? 2 : !strcmp(line, "any") ? 3 : 0;
+        }
+        if (!trees) {
+            snprintf(err, len, "%s line %u: expected linux, cpython or any, a tab, then the pattern",
+                     file, lineno);
+            rc = -1;
+        } else if (s->n == MAX_PATTERNS) {
+            snprintf(err, len, "%s: more than %d patterns", file, MAX_PATTERNS);
+            rc = -1;
+        } else {
+            char e[1024];
+            if (matcher_compile(&s->p[s->n].m, tab + 1, e, sizeof e) < 0) {
+                snprintf(err, len, "%s line %u: %s", file, lineno, e);
+                rc = -1;
+            } else
+                s->p[s->n++].trees = trees;
+        }
+    }
+    fclose(f);
+    if (rc == 0 && s->n == 0) {
+        snprintf(err, len, "%s holds no patterns", file);
+        rc = -1;
+    }
+    return rc;
 }
 
 static void *search_open(const struct config *cfg, unsigned worker, char *err, size_t len) {
-    (void)cfg, (void)worker;
-    snprintf(err, len, "the search workload is not built yet");
+    (void)worker;
+    if (corpus_check(cfg, err, len) < 0)
+        return NULL;
+    struct search_state *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(err, len, "out of memory opening the search workload");
+        return NULL;
+    }
+    char dir[4200];
+    corpus_profile_dir(cfg, dir, sizeof dir);
+    snprintf(s->roots[0], sizeof s->roots[0], "%s/linux", dir);
+    snprintf(s->roots[1], sizeof s->roots[1], "%s/cpython", dir);
+    if (load_patterns(s, cfg->patterns_file, err, len) < 0)
+        goto fail;
+    /* io_uring where the kernel lets us; pread where a sandbox forbids it. */
+    s->e = engine_open(READER_URING, err, len);
+    if (!s->e)
+        s->e = engine_open(READER_PREAD, err, len);
+    if (!s->e)
+        goto fail;
+    return s;
+fail:
+    search_close(s);
     return NULL;
 }
 
 static int search_run(void *st, unsigned cycle, unsigned op, struct op_result *res) {
-    (void)st, (void)cycle, (void)op;
-    snprintf(res->err, sizeof res->err, "not built");
-    return -1;
-}
-
-static void search_close(void *st) {
-    (void)st;
+    (void)cycle;
+    struct search_state *s = st;
+    struct search_pattern *p = &s->p[op % s->n];
+    struct engine_totals t = {0};
+    for (int k = 0; k < 2; k++)
+        if (p->trees & (1 << k))
+            engine_search(s->e, &p->m, s->roots[k], ENGINE_COUNT, NULL, NULL, &t);
+    res->rows = t.lines;
+    res->files = t.files;
+    res->bytes = t.bytes;
+    if (t.errors) {
+        snprintf(res->err, sizeof res->err, "search %u: %llu error(s), first: %s", op % s->n,
+                 (unsigned long long)t.errors, t.err);
+        return -1;
+    }
+    return 0;
 }
 
 const struct workload search_workload = {

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# test_search_rg.sh -- `harness search --count` / `--files-with-matches` print
+# exactly what `rg -P -c` / `rg -P -l` print, file by file, for every pattern
+# of corpus/patterns: on the generated tiny corpus always, and on the real
+# trees (corpus/data/full) when they have been fetched.
+source "$(dirname "$0")/../lib.sh"
+unset RIPGREP_CONFIG_PATH
+command -v rg >/dev/null || { fail "ripgrep (rg) is not installed: apt-get install ripgrep"; finish; }
+
+"$HARNESS" corpus fetch --profile tiny --dir "$TMP/corpus" >/dev/null || fail "corpus fetch --profile tiny"
+
+# compare TREE_DIR RG_EXTRA...: every pattern tagged for this tree (or any).
+compare() {
+    local dir=$1 tag=$2; shift 2
+    local n=0 bad=0
+    while IFS=$'\t' read -r tree pat; do
+        case "$tree" in '#'*|'') continue ;; esac
+        [ "$tree" = "$tag" ] || [ "$tree" = any ] || continue
+        n=$((n + 1))
+        for mode in -c -l; do
+            local long=--count; [ $mode = -l ] && long=--files-with-matches
+            local want got
+            want=$(cd "$dir" && rg -P $mode --sort path "$@" -- "$pat" . 2>/dev/null)
+            got=$(cd "$dir" && "$HARNESS" search $long -- "$pat" . 2>/dev/null)
+            if [ "$want" != "$got" ]; then
+                bad=$((bad + 1))
+                fail "$tag $mode '$pat': $(diff <(echo "$want") <(echo "$got") | head -5 | tr '\n' ' ')"
+            fi
+        done
+    done < "$ROOT/corpus/patterns"
+    [ $bad = 0 ] && pass "$tag: $n patterns, -c and -l equal to rg -P file by file"
+}
+
+compare "$TMP/corpus/tiny/linux" linux
+compare "$TMP/corpus/tiny/cpython" cpython
+
+# The edge cases are really there and really handled as ripgrep does.
+out=$("$HARNESS" search --count 'TODO' "$TMP/corpus/tiny/linux")
+check "a NUL past 64 KiB hides the file from -c" bash -c "! grep -q blob_late <<<'$out'"
+out=$("$HARNESS" search --files-with-matches 'TODO' "$TMP/corpus/tiny/linux")
+check_contains "-l lists a file whose match precedes a late NUL" blob_late.bin "$out"
+check "hidden files are skipped" bash -c "! grep -q '/\.' <<<'$out'"
+check "symlinks are not followed" bash -c "! grep -q link_to <<<'$out'"
+check_contains "the deep file is found" "d39/bottom.c" "$("$HARNESS" search -c return "$TMP/corpus/tiny/linux")"
+
+# The real trees, when fetched (inside a git checkout: tell rg to ignore .gitignore).
+for t in linux cpython; do
+    d="$ROOT/corpus/data/full/$t"
+    [ -d "$d" ] && [ "${AOPS_SKIP_FULL:-}" != 1 ] && compare "$d" $t --no-ignore-vcs
+done
+finish
