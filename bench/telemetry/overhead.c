@@ -1,0 +1,48 @@
+/* overhead.c -- what the sampler costs: CPU time of telemetry_sample() on the
+ * real machine, reported as a share of one core at a given interval.
+ *
+ * Runs N samples back to back (the clock argument is advanced by the
+ * interval, so the arithmetic is the same as in a run) and divides the
+ * process CPU time they took by N: that times samples per second is the
+ * sampler's load. Back to back is the worst case for caches, so the figure
+ * is an upper bound. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "telemetry.h"
+
+static double cpu_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv) {
+    const char *harness_dir = argc > 1 ? argv[1] : ".";
+    int n = argc > 2 ? atoi(argv[2]) : 20000;
+    double interval = argc > 3 ? atof(argv[3]) : 1.0;
+    struct config c;
+    memset(&c, 0, sizeof c);
+    strcpy(c.sysroot, "/");
+    snprintf(c.harness_dir, sizeof c.harness_dir, "%s", harness_dir);
+    snprintf(c.corpus_dir, sizeof c.corpus_dir, "%s/corpus/data", harness_dir);
+
+    struct telemetry *t = telemetry_new(&c);
+    telemetry_begin(t, 0);
+    double c0 = cpu_seconds();
+    for (int i = 1; i <= n; i++)
+        telemetry_sample(t, (int64_t)((double)i * interval * 1e9));
+    double per = (cpu_seconds() - c0) / n;
+    json_t *j = telemetry_json(t);
+    json_t *devs = json_object_get(j, "devices");
+    printf("samples: %d, devices sampled: %zu, power: %s\n", n, json_array_size(devs),
+           json_is_null(json_object_get(j, "power")) ? "none" : "yes");
+    printf("CPU per sample: %.1f us\n", per * 1e6);
+    printf("overhead at %.3g s interval: %.4f %% of one core\n", interval,
+           100.0 * per / interval);
+    json_decref(j);
+    telemetry_free(t);
+    return 0;
+}
