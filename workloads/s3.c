@@ -98,7 +98,7 @@ static int check_object(struct s3_state *st, unsigned op, char *err, size_t len)
     return 0;
 }
 
-static void *s3_open(const struct config *cfg, unsigned worker, char *err, size_t len) {
+void *s3_client_open(const struct config *cfg, unsigned worker, char *err, size_t len) {
     if (s3_check_config(cfg, err, len) < 0)
         return NULL;
     struct s3_state *st = calloc(1, sizeof *st);
@@ -126,6 +126,13 @@ static void *s3_open(const struct config *cfg, unsigned worker, char *err, size_
     curl_easy_setopt(st->h, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(st->h, CURLOPT_WRITEDATA, st);
     curl_easy_setopt(st->h, CURLOPT_ERRORBUFFER, st->curlerr);
+    return st;
+}
+
+static void *s3_open(const struct config *cfg, unsigned worker, char *err, size_t len) {
+    struct s3_state *st = s3_client_open(cfg, worker, err, len);
+    if (!st)
+        return NULL;
 
     /* A one-byte GET first: unlike HEAD it brings back an error body whose
      * <Code> tells wrong keys from a missing bucket from a missing object. */
@@ -153,7 +160,7 @@ static void *s3_open(const struct config *cfg, unsigned worker, char *err, size_
     return st;
 }
 
-static int s3_run(void *p, unsigned cycle, unsigned op, struct op_result *res) {
+int s3_run(void *p, unsigned cycle, unsigned op, struct op_result *res) {
     struct s3_state *st = p;
     (void)cycle;
     int c = s3_op_class(op);

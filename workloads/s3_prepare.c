@@ -32,7 +32,7 @@ struct slot {
 struct prep {
     const struct config *cfg;
     struct curl_slist *get_headers, *put_headers;
-    unsigned ndw, next; /* objects handed out so far, of ndw * S3_OPS */
+    unsigned ndw, nops, next; /* objects handed out so far, of ndw * nops */
     unsigned done, uploaded, skipped;
     uint64_t bytes;
 };
@@ -76,10 +76,10 @@ static void start(struct prep *pr, struct slot *s, int put) {
 
 /* Give the slot the next object, HEAD first. Returns 0 when none is left. */
 static int next_object(struct prep *pr, struct slot *s) {
-    if (pr->next >= pr->ndw * S3_OPS)
+    if (pr->next >= pr->ndw * pr->nops)
         return 0;
-    s->dw = pr->next / S3_OPS;
-    s->op = pr->next % S3_OPS;
+    s->dw = pr->next / pr->nops;
+    s->op = pr->next % pr->nops;
     pr->next++;
     s->size = s3_class_size(pr->cfg->profile, s3_op_class(s->op));
     s3_key(s->key, sizeof s->key, pr->cfg->profile, s->dw, s->op);
@@ -147,7 +147,7 @@ static int make_bucket(struct prep *pr, struct slot *s, char *err, size_t len) {
 static void progress(const struct prep *pr, int64_t t0, int final) {
     double secs = (double)(now_ns() - t0) / 1e9;
     double mib = (double)pr->bytes / (1 << 20);
-    unsigned total = pr->ndw * S3_OPS;
+    unsigned total = pr->ndw * pr->nops;
     if (!final) {
         fprintf(stderr, "\rs3 prepare: %u/%u objects, %.1f MiB uploaded, %.1f s ", pr->done, total,
                 mib, secs);
@@ -163,9 +163,14 @@ static void progress(const struct prep *pr, int64_t t0, int final) {
 }
 
 int s3_prepare(const struct config *cfg, char *err, size_t len) {
+    return s3_prepare_ops(cfg, S3_OPS, err, len);
+}
+
+int s3_prepare_ops(const struct config *cfg, unsigned nops, char *err, size_t len) {
     if (s3_check_config(cfg, err, len) < 0)
         return -1;
     struct prep pr = {.cfg = cfg, .ndw = cfg->dataset == DATASET_SHARED ? 1 : cfg->n};
+    pr.nops = nops < S3_OPS ? nops : S3_OPS;
     struct slot *slots = calloc(PREP_SLOTS, sizeof *slots);
     CURLM *m = curl_multi_init();
     int rc = -1, tty = isatty(2);

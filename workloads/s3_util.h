@@ -74,7 +74,16 @@ void s3_describe_failure(char *err, size_t len, const struct config *cfg, CURL *
 int s3_check_config(const struct config *cfg, char *err, size_t len);
 
 /* `harness prepare` for s3 (s3_prepare.c): create the bucket, upload every
- * object cfg->n workers read that is not there with the right size. */
+ * object cfg->n workers read that is not there with the right size.
+ * s3_prepare_ops does the same for ops [0, nops) of each worker only. */
 int s3_prepare(const struct config *cfg, char *err, size_t len);
+int s3_prepare_ops(const struct config *cfg, unsigned nops, char *err, size_t len);
+
+/* s3.c: a worker's GET client as open() makes it, minus the checks that the
+ * whole data set is there (bench/s3 reads only some objects); run it with
+ * s3_run and free it with s3_workload.close. */
+void *s3_client_open(const struct config *cfg, unsigned worker, char *err, size_t len);
+struct op_result;
+int s3_run(void *state, unsigned cycle, unsigned op, struct op_result *res);
 
 #endif
