@@ -9,7 +9,9 @@
 #    queries; wrong password and unknown database fail with one clear line.
 # 3. Faults on a throwaway server of our own (never the shared stack's): a
 #    stopped server makes a query fail within --op-timeout, a killed one is
-#    fatal, and a run whose server is killed midway ends invalid, promptly.
+#    fatal, a query waiting on a locked table is stopped at --op-timeout and
+#    the connection goes on, and a run whose server is killed midway ends
+#    invalid, promptly.
 . "$(dirname "$0")/../lib.sh"
 
 DRIVER=$ROOT/build/asan/tests/test_db
@@ -100,7 +102,7 @@ printf 'MARIADB_HOST=127.0.0.1\nMARIADB_PORT=%s\nMARIADB_USER=harness\nMARIADB_P
 export AOPS_DB_HOST=127.0.0.1 AOPS_DB_PORT=$port
 
 out=$(AOPS_CREDENTIALS=$D/creds MARIADB_PASSWORD=$pw "$DRIVER" --fault $SERVER 2>&1)
-check "stopped server: query fails within --op-timeout; killed server: fatal" \
+check "locked table: server stops the query at --op-timeout; stopped server: fails within --op-timeout + 1 s; killed server: fatal" \
     grep -q ' 0 failed' <<<"$out"
 echo "$out" | sed 's/^/    /'
 check "the killed server is gone" gone

@@ -11,9 +11,10 @@
  * password, unknown database, unreachable server, data of another profile.
  *
  * `test_db --fault PID` opens against the server in the config (a throwaway
- * one the caller started), stops PID with SIGSTOP and checks a query fails
- * within --op-timeout instead of hanging, then kills PID and checks the next
- * query fails as fatal.
+ * one the caller started): a query blocked by another session's table lock
+ * is stopped by the server at --op-timeout (one error, connection kept);
+ * with PID stopped by SIGSTOP a query fails within --op-timeout + 1 s
+ * instead of hanging; with PID killed the next query fails as fatal.
  *
  * `test_db --expect N C` prints, per pattern, the rows the mariadb client
  * returns for every query N workers run in C cycles: what result.json must
@@ -222,12 +223,30 @@ static void check_fault(struct config *cfg, pid_t pid) {
     struct op_result res = {.klass = -1};
     CHECKF(db_workload.run(st, 0, 0, &res) == 0, "%s", res.err);
 
+    /* Another session holds the table: the server stops the waiting query
+     * at --op-timeout (max_statement_time); one error, connection kept. */
+    MYSQL *locker = db_connect(cfg, 0, err, sizeof err);
+    CHECKF(locker && !mysql_query(locker, "LOCK TABLES events WRITE"), "lock: %s",
+           locker ? mysql_error(locker) : err);
+    memset(&res, 0, sizeof res);
+    int64_t t0 = now_ns();
+    int rc = db_workload.run(st, 0, 10, &res);
+    double took = (double)(now_ns() - t0) / 1e9;
+    printf("  locked table: rc %d after %.2f s, fatal %d: %s\n", rc, took, res.fatal, res.err);
+    CHECK(rc == -1 && res.fatal == 0 && strstr(res.err, "--op-timeout"));
+    CHECKF(took >= 0.9 && took < 1.9, "a query over --op-timeout 1 took %.2f s", took);
+    if (locker)
+        mysql_close(locker);
+    memset(&res, 0, sizeof res);
+    CHECKF(db_workload.run(st, 0, 11, &res) == 0, "after a timeout the connection goes on: %s",
+           res.err);
+
     CHECK(kill(pid, SIGSTOP) == 0);
     CHECK(wait_stopped(pid));
     memset(&res, 0, sizeof res);
-    int64_t t0 = now_ns();
-    int rc = db_workload.run(st, 0, 15, &res);
-    double took = (double)(now_ns() - t0) / 1e9;
+    t0 = now_ns();
+    rc = db_workload.run(st, 0, 15, &res);
+    took = (double)(now_ns() - t0) / 1e9;
     printf("  stopped server: rc %d after %.2f s, fatal %d: %s\n", rc, took, res.fatal, res.err);
     CHECK(rc == -1 && res.err[0]);
     CHECKF(took < 5, "a query to a stopped server took %.1f s with --op-timeout 1", took);
