@@ -153,7 +153,7 @@ int64_t matcher_count(struct matcher *m, const char *buf, size_t len, int last_p
             break;
         PCRE2_SIZE *ov = pcre2_get_ovector_pointer(m->md);
         size_t s = ov[0], e = ov[1];
-        if (s >= len) /* an empty match after the last '\n': there is no line there */
+        if (s >= len && buf[len - 1] == '\n') /* after the last '\n' there is no line */
             break;
         const char *p = s > start ? memrchr(buf + start, '\n', s - start) : NULL;
         size_t ls = p ? (size_t)(p - buf) + 1 : start;
