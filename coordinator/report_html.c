@@ -417,7 +417,8 @@ void svg_bar_chart(struct sbuf *b, const char *id, const char *title, const char
                   W / 2, H / 2);
         return;
     }
-    double top = y_axis(b, ymax > 0 ? ymax : 1, yunit);
+    /* Headroom so the value printed over the tallest bar stays clear of the title. */
+    double top = y_axis(b, ymax > 0 ? ymax * 1.08 : 1, yunit);
     double slot = (double)(W - ML - MR) / (double)n, bw = slot * 0.7;
     /* Label every bar while they fit, else every k-th one. */
     size_t every = 1;
