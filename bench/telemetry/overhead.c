@@ -6,6 +6,7 @@
  * process CPU time they took by N: that times samples per second is the
  * sampler's load. Back to back is the worst case for caches, so the figure
  * is an upper bound. */
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,12 @@ int main(int argc, char **argv) {
     snprintf(c.corpus_dir, sizeof c.corpus_dir, "%s/corpus/data", harness_dir);
 
     struct telemetry *t = telemetry_new(&c);
+    telemetry_begin(t, 0);
+    /* Within the preallocated series a sample must not touch the heap. */
+    size_t heap0 = mallinfo2().uordblks;
+    for (int i = 1; i <= 1000; i++)
+        telemetry_sample(t, (int64_t)i * 1000000);
+    printf("heap growth over 1000 samples: %zu bytes\n", mallinfo2().uordblks - heap0);
     telemetry_begin(t, 0);
     double c0 = cpu_seconds();
     for (int i = 1; i <= n; i++)
