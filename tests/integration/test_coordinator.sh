@@ -43,6 +43,19 @@ check "OOM named in the reasons" jq -e '.invalid_reasons | any(test("OOM-killed"
 check "what ran before the kill is kept" jq -e '.totals.ops >= 1' $R
 check_eq "no cgroup left after OOM" 0 "$(cg_count)"
 
+# The limits are in the kernel's files while the workers run (v1 or v2).
+AOPS_SLEEP_US=100000 "$HARNESS" --containers 2 --workloads sleep --memory-limit 300M --cpus-per-container 0.5 --out "$TMP/lim" --quiet >/dev/null 2>&1 &
+LASTPID=$!
+for i in $(seq 50); do [ "$(pgrep -c -P $LASTPID)" = 2 ] && break; sleep 0.1; done
+mem=$(find /sys/fs/cgroup -maxdepth 5 -type d -name "aops-$LASTPID-1" | xargs -I{} sh -c 'cat {}/memory.limit_in_bytes {}/memory.max 2>/dev/null' | head -1)
+cpu=$(find /sys/fs/cgroup -maxdepth 5 -type d -name "aops-$LASTPID-1" | xargs -I{} sh -c 'cat {}/cpu.cfs_quota_us {}/cpu.max 2>/dev/null' | head -1)
+check_eq "memory limit set in the worker's cgroup" $((300 * 1048576)) "$mem"
+check_contains "CPU limit set in the worker's cgroup" 50000 "$cpu"
+wpid=$(pgrep -P $LASTPID | head -1)
+check "a worker is in its own cgroup" grep -q "aops-$LASTPID-" /proc/$wpid/cgroup
+wait $LASTPID
+check_eq "no cgroup left after a limited run" 0 "$(cg_count)"
+
 # A crash: reported with its signal, the others go on.
 AOPS_TEST_CRASH_WORKER=1 h --containers 3 --workloads sleep --out "$TMP/crash" --quiet
 R=$TMP/crash/result.json
