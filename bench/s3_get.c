@@ -1,0 +1,151 @@
+/* s3_get.c -- the driver bench/s3 runs: GETs of 1 MiB objects at a given
+ * concurrency, either through the harness's own GET path (s3_client_open +
+ * s3_run, the code a worker runs) or through a peer client (the curl
+ * command line, one process per stream, reusing its connection across
+ * URLs), and one line of figures per measurement.
+ *
+ *   s3_get prepare NOBJ                     upload NOBJ 1 MiB objects (idempotent)
+ *   s3_get harness|curl CONC TOTAL NOBJ     TOTAL GETs over CONC processes
+ *
+ * Output: "<client> conc=C gets=G errors=E bytes=B wall=S cpu=S" where cpu
+ * is user+system seconds of the client processes (RUSAGE_CHILDREN), so the
+ * server's CPU is not counted. Credentials come from the stack's file, as
+ * for the harness; curl gets them in a 0600 config file, never on argv. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "options.h"
+#include "s3_util.h"
+#include "util.h"
+#include "workload.h"
+
+extern const struct workload s3_workload;
+
+static int harness_child(const struct config *cfg, unsigned id, unsigned n, unsigned nobj) {
+    char err[WL_ERRLEN];
+    void *st = s3_client_open(cfg, id, err, sizeof err);
+    if (!st) {
+        fprintf(stderr, "s3_get: %s\n", err);
+        return 2;
+    }
+    int errors = 0;
+    for (unsigned j = 0; j < n; j++) {
+        struct op_result r = {.ttfb_ns = -1, .klass = -1};
+        if (s3_run(st, 0, (id * 7919 + j) % nobj, &r) < 0 && errors++ == 0)
+            fprintf(stderr, "s3_get: %s\n", r.err);
+    }
+    s3_workload.close(st);
+    return errors ? 1 : 0;
+}
+
+/* A curl config file: credentials, signing, and n URLs to /dev/null. */
+static int curl_config(const struct config *cfg, const char *path, unsigned id, unsigned n,
+                       unsigned nobj) {
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f)
+        return -1;
+    fprintf(f, "user = \"%s:%s\"\naws-sigv4 = \"aws:amz:%s:s3\"\n", cfg->s3_access_key,
+            cfg->s3_secret_key, cfg->s3_region);
+    fprintf(f, "header = \"x-amz-content-sha256: " S3_EMPTY_SHA256 "\"\nsilent\nshow-error\nfail\n");
+    fprintf(f, "write-out = \"%%{size_download}\\n\"\n");
+    for (unsigned j = 0; j < n; j++) {
+        char key[S3_KEYLEN], url[S3_URLLEN];
+        s3_key(key, sizeof key, cfg->profile, 0, (id * 7919 + j) % nobj);
+        s3_url(url, sizeof url, cfg, key);
+        fprintf(f, "url = \"%s\"\noutput = \"/dev/null\"\n", url);
+    }
+    return fclose(f);
+}
+
+int main(int argc, char **argv) {
+    struct config cfg;
+    char err[WL_ERRLEN];
+    config_defaults(&cfg, argv[0]);
+    if (config_load_credentials(&cfg, err, sizeof err) < 0) {
+        fprintf(stderr, "s3_get: %s\n", err);
+        return 2;
+    }
+    cfg.profile = PROFILE_FULL; /* class 0: 1 MiB objects */
+    cfg.dataset = DATASET_SHARED;
+    cfg.n = 1;
+    const char *bucket = getenv("S3_BENCH_BUCKET");
+    snprintf(cfg.bucket, sizeof cfg.bucket, "%s", bucket ? bucket : "aops-bench");
+
+    if (argc == 3 && !strcmp(argv[1], "prepare")) {
+        if (s3_prepare_ops(&cfg, (unsigned)atoi(argv[2]), err, sizeof err) < 0) {
+            fprintf(stderr, "s3_get: %s\n", err);
+            return 1;
+        }
+        return 0;
+    }
+    if (argc != 5 || (strcmp(argv[1], "harness") && strcmp(argv[1], "curl"))) {
+        fprintf(stderr, "usage: s3_get prepare NOBJ | s3_get harness|curl CONC TOTAL NOBJ\n");
+        return 2;
+    }
+    int use_curl = !strcmp(argv[1], "curl");
+    unsigned conc = (unsigned)atoi(argv[2]), total = (unsigned)atoi(argv[3]);
+    unsigned nobj = (unsigned)atoi(argv[4]), per = total / conc;
+    char dir[] = "/tmp/s3_get.XXXXXX";
+    if (use_curl && !mkdtemp(dir)) {
+        fprintf(stderr, "s3_get: mkdtemp: %s\n", strerror(errno));
+        return 2;
+    }
+    char cfgpath[64][64], outpath[64][64];
+    if (conc < 1 || conc > 64 || nobj < 1 || nobj > 500)
+        return 2;
+    for (unsigned i = 0; use_curl && i < conc; i++) {
+        snprintf(cfgpath[i], sizeof cfgpath[i], "%s/c%u", dir, i);
+        snprintf(outpath[i], sizeof outpath[i], "%s/o%u", dir, i);
+        if (curl_config(&cfg, cfgpath[i], i, per, nobj) < 0)
+            return 2;
+    }
+
+    int64_t t0 = now_ns();
+    for (unsigned i = 0; i < conc; i++) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            if (!use_curl)
+                _exit(harness_child(&cfg, i, per, nobj));
+            int fd = open(outpath[i], O_WRONLY | O_CREAT | O_TRUNC, 0600);
+            dup2(fd, 1);
+            execlp("curl", "curl", "-K", cfgpath[i], (char *)NULL);
+            _exit(127);
+        }
+    }
+    int failed = 0, st;
+    while (wait(&st) > 0)
+        failed += !WIFEXITED(st) || WEXITSTATUS(st) != 0;
+    double wall = (double)(now_ns() - t0) / 1e9;
+    struct rusage ru;
+    getrusage(RUSAGE_CHILDREN, &ru);
+    double cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+                 (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+
+    /* Bytes: the harness checks every body against its size itself; for
+     * curl, sum what it says it downloaded. */
+    unsigned long long bytes = (unsigned long long)per * conc << 20;
+    if (use_curl) {
+        bytes = 0;
+        for (unsigned i = 0; i < conc; i++) {
+            FILE *f = fopen(outpath[i], "r");
+            unsigned long long b;
+            while (f && fscanf(f, "%llu", &b) == 1)
+                bytes += b;
+            if (f)
+                fclose(f);
+            unlink(outpath[i]);
+            unlink(cfgpath[i]);
+        }
+        rmdir(dir);
+    }
+    printf("%s conc=%u gets=%u errors=%d bytes=%llu wall=%.3f cpu=%.3f\n", argv[1], conc,
+           per * conc, failed, bytes, wall, cpu);
+    return failed ? 1 : 0;
+}
