@@ -28,6 +28,7 @@
 
 #include "../containers/cgroup.h"
 #include "commands.h"
+#include "csv.h"
 #include "options.h"
 #include "results.h"
 #include "run.h"
@@ -427,6 +428,10 @@ static int run_point(struct config *cfg, int64_t t_start) {
     };
     json_t *res = results_build(&rep);
     if (results_write(res, cfg->out, err, sizeof err) != 0) {
+        fprintf(stderr, "harness: %s\n", err);
+        code = EXIT_INVALID;
+    }
+    if (cfg->csv_dir[0] && csv_export(res, cfg->csv_dir, err, sizeof err) != 0) {
         fprintf(stderr, "harness: %s\n", err);
         code = EXIT_INVALID;
     }

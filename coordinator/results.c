@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../workloads/search.h"
 #include "results.h"
 
 static json_t *lat_json(const struct hist *h) {
@@ -54,7 +55,11 @@ static json_t *config_json(const struct config *cfg, const struct run_layout *la
                                   cfg->db_socket[0] ? cfg->db_socket : cfg->db_host, "port",
                                   (int)cfg->db_port, "user", cfg->db_user, "database",
                                   cfg->db_name, "tls", cfg->db_tls));
-    json_object_set_new(c, "corpus", json_pack("{s:s}", "dir", cfg->corpus_dir));
+    /* What was searched, so two runs can be shown to have searched the same. */
+    int searched = 0;
+    for (unsigned w = 0; w < lay->nwl; w++)
+        searched |= !strcmp(lay->wl[w]->name, "search");
+    json_object_set_new(c, "corpus", searched ? corpus_manifest_json(cfg) : json_null());
     return c;
 }
 
