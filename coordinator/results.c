@@ -278,35 +278,46 @@ static double jnum(const json_t *o, const char *path) {
     return cur && json_is_number(cur) ? json_number_value(cur) : NAN;
 }
 
+/* "12.345" or "-" for a figure that could not be measured. */
+static const char *fmt(char *buf, size_t len, const char *f, double x) {
+    if (isnan(x))
+        return "-";
+    snprintf(buf, len, f, x);
+    return buf;
+}
+
 void results_print_summary(const json_t *res, const char *dir, FILE *f) {
+    char b[6][32];
     const json_t *cfg = json_object_get(res, "config");
     fprintf(f, "\naops-harness: %lld containers, profile %s, %lld cycle(s), %s schedule\n",
             json_integer_value(json_object_get(cfg, "containers")),
             json_string_value(json_object_get(cfg, "profile")),
             json_integer_value(json_object_get(cfg, "cycles")),
             json_string_value(json_object_get(cfg, "schedule")));
-    double aops = jnum(res, "totals.aops"), apc = jnum(res, "totals.aops_per_core"),
-           apw = jnum(res, "totals.aops_per_watt");
-    fprintf(f, "  operations  %.0f completed, %.0f errors, in %.3f s\n", jnum(res, "totals.ops"),
-            jnum(res, "totals.errors"), jnum(res, "totals.wall_seconds"));
-    fprintf(f, "  AOPS        %.2f   per core %.2f   per watt %s\n", aops, apc,
-            isnan(apw) ? "unavailable" : "");
-    if (!isnan(apw))
-        fprintf(f, "              (%.4f AOPS/W)\n", apw);
+    fprintf(f, "  operations  %.0f completed, %.0f errors, in %s s\n", jnum(res, "totals.ops"),
+            jnum(res, "totals.errors"),
+            fmt(b[0], sizeof b[0], "%.3f", jnum(res, "totals.wall_seconds")));
+    double apw = jnum(res, "totals.aops_per_watt");
+    fprintf(f, "  AOPS        %s   per core %s   per watt %s\n",
+            fmt(b[0], sizeof b[0], "%.2f", jnum(res, "totals.aops")),
+            fmt(b[1], sizeof b[1], "%.2f", jnum(res, "totals.aops_per_core")),
+            isnan(apw) ? "unavailable" : fmt(b[2], sizeof b[2], "%.4f", apw));
     const json_t *wls = json_object_get(res, "workloads");
     const char *name;
     const json_t *w;
     fprintf(f, "  %-8s %10s %7s %10s %10s %10s %10s\n", "workload", "ops", "errors", "mean ms",
             "p95 ms", "p99 ms", "max ms");
     json_object_foreach((json_t *)wls, name, w) {
-        fprintf(f, "  %-8s %10.0f %7.0f %10.3f %10.3f %10.3f %10.3f\n", name, jnum(w, "ops"),
-                jnum(w, "errors"), jnum(w, "latency_ms.mean"), jnum(w, "latency_ms.p95"),
-                jnum(w, "latency_ms.p99"), jnum(w, "latency_ms.max"));
+        fprintf(f, "  %-8s %10.0f %7.0f %10s %10s %10s %10s\n", name, jnum(w, "ops"),
+                jnum(w, "errors"), fmt(b[0], 32, "%.3f", jnum(w, "latency_ms.mean")),
+                fmt(b[1], 32, "%.3f", jnum(w, "latency_ms.p95")),
+                fmt(b[2], 32, "%.3f", jnum(w, "latency_ms.p99")),
+                fmt(b[3], 32, "%.3f", jnum(w, "latency_ms.max")));
     }
     const json_t *cpu = json_object_get(json_object_get(res, "telemetry"), "cpu_util");
     if (cpu && json_is_object(cpu))
-        fprintf(f, "  CPU util    mean %.1f %%, peak %.1f %%\n", jnum(cpu, "mean"),
-                jnum(cpu, "peak"));
+        fprintf(f, "  CPU util    mean %s %%, peak %s %%\n",
+                fmt(b[0], 32, "%.1f", jnum(cpu, "mean")), fmt(b[1], 32, "%.1f", jnum(cpu, "peak")));
     size_t i;
     const json_t *v;
     json_array_foreach(json_object_get(res, "warnings"), i, v)
