@@ -55,7 +55,11 @@ build/asan/tests/%: tests/unit/%.c tests/unit/unit.h build/asan/libaops.a
 setup:
 	scripts/setup
 
-demo: setup harness
+# Setup runs first in its own step: on a fresh machine pkg-config and the
+# libraries only exist after it, and this Makefile reads their flags when parsed.
+demo:
+	scripts/setup
+	$(MAKE) harness
 	scripts/demo
 
 # Unit tests (ASan/UBSan) and integration tests against the real stack.
