@@ -46,7 +46,7 @@ static const struct metric HEAD[] = {
     {"mean power W", "telemetry.power.mean_w", 1, 1},
     {"CPU util mean %", "telemetry.cpu_util.mean", 1, 0},
 };
-static const char *WL[] = {"s3", "db", "search"};
+#define MAX_WL 8
 static const char *STATS[] = {"mean", "p50", "p95", "p99", "max"};
 
 static double ratio(double v, double base) {
@@ -259,7 +259,9 @@ static void print_text(const struct run *runs, int n, int priced, const json_t *
             v[i] = cost_per_kaops(&runs[i]);
         text_row(n, "cost per 1,000 AOPS", v, 2);
     }
-    for (size_t w = 0; w < 3; w++) {
+    const char *WL[MAX_WL];
+    size_t nw = workload_keys(json_object_get(runs[0].r, "workloads"), WL, MAX_WL);
+    for (size_t w = 0; w < nw; w++) {
         printf("%s latency ms (lower is better)\n", WL[w]);
         for (size_t s = 0; s < 5; s++) {
             char k[96], name[64];
@@ -388,8 +390,12 @@ static void write_html(const char *path, const struct run *runs, int n, int pric
             v[j] = cost_per_kaops(&runs[j]);
         html_row(&b, n, "cost per 1,000 AOPS", "cost_per_kaops", v, 2);
     }
-    for (size_t w = 0; w < 3; w++) {
-        sb_printf(&b, "<tr><th colspan=\"%d\">%s latency ms (lower is better)</th></tr>\n", 2 * n, WL[w]);
+    const char *WL[MAX_WL];
+    size_t nw = workload_keys(json_object_get(runs[0].r, "workloads"), WL, MAX_WL);
+    for (size_t w = 0; w < nw; w++) {
+        sb_printf(&b, "<tr><th colspan=\"%d\">", 2 * n);
+        sb_esc(&b, WL[w]);
+        sb_puts(&b, " latency ms (lower is better)</th></tr>\n");
         for (size_t st = 0; st < 5; st++) {
             char k[96], name[64];
             snprintf(k, sizeof k, "workloads.%s.latency_ms.%s", WL[w], STATS[st]);

@@ -22,8 +22,7 @@
 #include "csv.h"
 #include "report_html.h"
 
-static const char *WL[] = {"s3", "db", "search"};
-static const char *WL_NAME[] = {"S3 GET", "MariaDB query", "code search"};
+#define MAX_WL 8
 static const char *PATTERNS[] = {"point", "range", "aggregate", "ordered", "distinct"};
 static const char *STATS[] = {"mean", "p50", "p95", "p99", "max"};
 
@@ -146,16 +145,18 @@ static void latency_row(struct sbuf *b, const json_t *r, const char *name, const
 
 static void latency_section(struct sbuf *b, const json_t *r) {
     char k[160], n[80];
+    const char *WL[MAX_WL];
+    size_t nw = workload_keys(json_object_get(r, "workloads"), WL, MAX_WL);
     sb_puts(b, "<h2>Latency per workload (ms)</h2>\n<table id=\"latency\"><tr><th>workload</th><th>ops</th>"
                "<th>errors</th><th>mean</th><th>p50</th><th>p95</th><th>p99</th><th>max</th></tr>\n");
-    for (size_t w = 0; w < 3; w++) {
+    for (size_t w = 0; w < nw; w++) {
         snprintf(k, sizeof k, "workloads.%s", WL[w]);
         if (!jget(r, k))
             continue;
-        latency_row(b, r, WL_NAME[w], k, "latency_ms");
-        if (w == 0 && jget(r, "workloads.s3.ttfb_ms"))
+        latency_row(b, r, workload_title(WL[w]), k, "latency_ms");
+        if (!strcmp(WL[w], "s3") && jget(r, "workloads.s3.ttfb_ms"))
             latency_row(b, r, "  S3 time to first byte", k, "ttfb_ms");
-        if (w == 1)
+        if (!strcmp(WL[w], "db"))
             for (size_t p = 0; p < 5; p++) {
                 snprintf(k, sizeof k, "workloads.db.patterns.%s", PATTERNS[p]);
                 snprintf(n, sizeof n, "  db: %s", PATTERNS[p]);
@@ -164,7 +165,7 @@ static void latency_section(struct sbuf *b, const json_t *r) {
             }
     }
     sb_puts(b, "</table>\n<div class=\"grid2\">\n");
-    for (size_t w = 0; w < 3; w++) {
+    for (size_t w = 0; w < nw; w++) {
         double v[5];
         char id[64], title[96];
         snprintf(k, sizeof k, "workloads.%s", WL[w]);
@@ -175,7 +176,7 @@ static void latency_section(struct sbuf *b, const json_t *r) {
             v[s] = jnum(r, k);
         }
         snprintf(id, sizeof id, "latency-%s", WL[w]);
-        snprintf(title, sizeof title, "%s latency", WL_NAME[w]);
+        snprintf(title, sizeof title, "%s latency", workload_title(WL[w]));
         svg_bar_chart(b, id, title, "ms", STATS, v, 5);
     }
     sb_puts(b, "</div>\n");
@@ -199,9 +200,16 @@ static void containers_section(struct sbuf *b, const json_t *r) {
     svg_bar_chart(b, "containers-ops-per-second", "operations per second per container", "ops/s",
                   (const char *const *)lab, v, n);
     sb_puts(b, "</div>\n");
+    const char *WL[MAX_WL];
+    size_t nw = workload_keys(json_object_get(r, "workloads"), WL, MAX_WL);
     sb_puts(b, "<table id=\"containers\"><tr><th>container</th><th>ops</th><th>errors</th><th>seconds</th>"
-               "<th>ops/s</th><th>exit</th><th>OOM</th><th>S3 mean ms</th><th>DB mean ms</th>"
-               "<th>search mean ms</th></tr>\n");
+               "<th>ops/s</th><th>exit</th><th>OOM</th>");
+    for (size_t w = 0; w < nw; w++) {
+        sb_puts(b, "<th>");
+        sb_esc(b, WL[w]);
+        sb_puts(b, " mean ms</th>");
+    }
+    sb_puts(b, "</tr>\n");
     json_array_foreach(cs, i, c) {
         char k[96];
         sb_printf(b, "<tr><td>%s</td><td>", lab[i]);
@@ -216,7 +224,7 @@ static void containers_section(struct sbuf *b, const json_t *r) {
         snprintf(k, sizeof k, "containers.%zu.exit_status", i);
         num_at(b, r, k, 0);
         sb_printf(b, "</td><td>%s", json_is_true(json_object_get(c, "oom_killed")) ? "<b>killed</b>" : "no");
-        for (size_t w = 0; w < 3; w++) {
+        for (size_t w = 0; w < nw; w++) {
             snprintf(k, sizeof k, "containers.%zu.latency_ms_mean.%s", i, WL[w]);
             sb_puts(b, "</td><td>");
             num_at(b, r, k, 3);
@@ -268,9 +276,11 @@ static void telemetry_section(struct sbuf *b, const json_t *r) {
         y[i] = calloc(n + 1, sizeof *y[i]);
     series_col(series, "t", t, 1);
     /* The windows shade the charts so a dip lines up with the phase. */
-    struct chart_span spans[3];
+    struct chart_span spans[MAX_WL];
     size_t nspans = 0;
-    for (size_t w = 0; w < 3; w++) {
+    const char *WL[MAX_WL];
+    size_t nw = workload_keys(json_object_get(r, "windows"), WL, MAX_WL);
+    for (size_t w = 0; w < nw; w++) {
         char k[64];
         snprintf(k, sizeof k, "windows.%s.start", WL[w]);
         double a = jnum(r, k);
@@ -318,12 +328,16 @@ static void windows_section(struct sbuf *b, const json_t *r) {
     sb_puts(b, "<h2>Windows</h2>\n<table id=\"windows\"><tr><th>window</th><th>start s</th><th>end s</th>"
                "<th>CPU mean %</th><th>CPU peak %</th><th>read mean</th><th>read peak</th>"
                "<th>IOPS mean</th><th>IOPS peak</th></tr>\n");
-    for (size_t w = 0; w < 3; w++) {
+    const char *WL[MAX_WL];
+    size_t nw = workload_keys(json_object_get(r, "windows"), WL, MAX_WL);
+    for (size_t w = 0; w < nw; w++) {
         char k[96];
         snprintf(k, sizeof k, "windows.%s", WL[w]);
         if (!jget(r, k))
             continue;
-        sb_printf(b, "<tr><td>%s</td>", WL[w]);
+        sb_puts(b, "<tr><td>");
+        sb_esc(b, WL[w]);
+        sb_puts(b, "</td>");
         static const char *f[] = {"start", "end", "cpu_util.mean", "cpu_util.peak", "read_Bps.mean",
                                   "read_Bps.peak", "read_iops.mean", "read_iops.peak"};
         for (size_t j = 0; j < 8; j++) {
@@ -516,15 +530,17 @@ static int render_sweep(struct sbuf *b, const char *dir, const json_t *sweep, co
     static const char *apc[] = {"totals.aops_per_core"}, *apc_n[] = {"per-core AOPS"};
     sweep_chart(b, "sweep-aops", "AOPS against containers", "AOPS", p, n, aops, aops_n, 1);
     sweep_chart(b, "sweep-aops-per-core", "per-core AOPS against containers", "AOPS/core", p, n, apc, apc_n, 1);
-    for (size_t w = 0; w < 3; w++) {
-        char k[3][64], id[64], title[96];
+    const char *WL[MAX_WL];
+    size_t nw = first ? workload_keys(json_object_get(first, "workloads"), WL, MAX_WL) : 0;
+    for (size_t w = 0; w < nw; w++) {
+        char k[3][96], id[96], title[160];
         const char *paths[3] = {k[0], k[1], k[2]};
         static const char *names[] = {"mean", "p95", "p99"};
-        snprintf(k[0], 64, "workloads.%s.latency_ms.mean", WL[w]);
-        snprintf(k[1], 64, "workloads.%s.latency_ms.p95", WL[w]);
-        snprintf(k[2], 64, "workloads.%s.latency_ms.p99", WL[w]);
+        snprintf(k[0], 96, "workloads.%s.latency_ms.mean", WL[w]);
+        snprintf(k[1], 96, "workloads.%s.latency_ms.p95", WL[w]);
+        snprintf(k[2], 96, "workloads.%s.latency_ms.p99", WL[w]);
         snprintf(id, sizeof id, "sweep-latency-%s", WL[w]);
-        snprintf(title, sizeof title, "%s latency against containers", WL_NAME[w]);
+        snprintf(title, sizeof title, "%s latency against containers", workload_title(WL[w]));
         sweep_chart(b, id, title, "ms", p, n, paths, names, 3);
     }
     sb_puts(b, "</div>\n<h2>Points</h2>\n<table id=\"sweep\"><tr><th>containers</th><th>valid</th>"

@@ -108,6 +108,26 @@ const char *jstr(const json_t *root, const char *path) {
     return json_string_value(jget(root, path));
 }
 
+size_t workload_keys(const json_t *obj, const char **out, size_t max) {
+    static const char *known[] = {"s3", "db", "search"};
+    size_t n = 0;
+    for (size_t i = 0; i < 3 && n < max; i++)
+        if (json_object_get(obj, known[i]))
+            out[n++] = known[i];
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)obj, k, v) {
+        if (n < max && strcmp(k, "s3") && strcmp(k, "db") && strcmp(k, "search") && json_is_object(v))
+            out[n++] = k;
+    }
+    return n;
+}
+
+const char *workload_title(const char *key) {
+    return !strcmp(key, "s3") ? "S3 GET" : !strcmp(key, "db") ? "MariaDB query"
+         : !strcmp(key, "search") ? "code search" : key;
+}
+
 json_t *load_run(const char *dir, char *err, size_t errlen) {
     char path[4200];
     struct stat st;

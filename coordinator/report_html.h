@@ -28,6 +28,13 @@ double jnum(const json_t *root, const char *path);
 /* The string at path, or NULL. */
 const char *jstr(const json_t *root, const char *path);
 
+/* The workload names of a "workloads" or "windows" object: s3, db, search
+ * first (the contract's order), then any other (a test-only workload such as
+ * sleep) as they come. Returns how many were put in out. */
+size_t workload_keys(const json_t *obj, const char **out, size_t max);
+/* "S3 GET" for s3 and so on; other names as they are. */
+const char *workload_title(const char *key);
+
 /* Load DIR/result.json (or DIR itself when it is a file). NULL with err set. */
 json_t *load_run(const char *dir, char *err, size_t errlen);
 
