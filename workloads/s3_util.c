@@ -163,8 +163,8 @@ void s3_easy_setup(CURL *h, const struct config *cfg) {
 }
 
 static int is_tls_error(CURLcode cc) {
-    return cc == CURLE_PEER_FAILED_VERIFICATION || cc == CURLE_SSL_CONNECT_ERROR ||
-           cc == CURLE_SSL_CACERT_BADFILE || cc == CURLE_SSL_CERTPROBLEM;
+    return cc == CURLE_PEER_FAILED_VERIFICATION || cc == CURLE_SSL_CACERT_BADFILE ||
+           cc == CURLE_SSL_CERTPROBLEM;
 }
 
 void s3_describe_failure(char *err, size_t len, const struct config *cfg, CURL *h, CURLcode cc,
@@ -186,9 +186,14 @@ void s3_describe_failure(char *err, size_t len, const struct config *cfg, CURL *
         snprintf(err, len, "cannot resolve the host of S3 endpoint %s", ep);
     } else if (cc == CURLE_OPERATION_TIMEDOUT) {
         snprintf(err, len, "%s: no answer within %g s (--op-timeout)", what, cfg->op_timeout);
+    } else if (cc == CURLE_SSL_CONNECT_ERROR) {
+        *fatal = 1;
+        snprintf(err, len, "S3 endpoint %s: TLS handshake failed (%s): does it speak https?", ep,
+                 detail);
     } else if (is_tls_error(cc)) {
         *fatal = 1;
-        snprintf(err, len, "S3 endpoint %s: TLS failed (%s); --s3-insecure skips verification",
+        snprintf(err, len,
+                 "S3 endpoint %s: TLS certificate not accepted (%s); --s3-insecure skips the check",
                  ep, detail);
     } else if (cc == CURLE_RECV_ERROR || cc == CURLE_SEND_ERROR || cc == CURLE_GOT_NOTHING ||
                cc == CURLE_PARTIAL_FILE) {

@@ -66,6 +66,10 @@ check_contains "unreachable endpoint: message" \
     "cannot connect to S3 endpoint http://127.0.0.1:1: connection refused" "$(cat "$TMP/e3.log")"
 check "unreachable endpoint: result says invalid" jq -e '.valid == false' "$TMP/e3/result.json"
 
+run_s3 "$TMP/e6" --containers 1 --s3-endpoint https://127.0.0.1:9000
+check_contains "https to a plain http endpoint: message" \
+    "S3 endpoint https://127.0.0.1:9000: TLS handshake failed" "$(cat "$TMP/e6.log")"
+
 "$HARNESS" --profile tiny --workloads s3 --bucket "aops-it-none-$$" --containers 1 --out "$TMP/e4" >"$TMP/e4.log" 2>&1
 check_contains "no data set: names the key and says prepare" \
     "S3 object 'tiny/w0/1MiB/0' is missing from bucket 'aops-it-none-$$' (no such bucket): run ./harness prepare" \
