@@ -144,6 +144,14 @@ MYSQL *db_connect(const struct config *cfg, int for_prepare, char *err, size_t e
         mysql_close(m);
         return NULL;
     }
+    /* Some client versions accept a server without TLS despite the option:
+     * --db-tls promises encryption, so check it was negotiated. */
+    if (cfg->db_tls && !mysql_get_ssl_cipher(m)) {
+        snprintf(err, errlen, "MariaDB at %s: --db-tls asked for TLS but the server did not "
+                 "negotiate it (have_ssl disabled?)", where);
+        mysql_close(m);
+        return NULL;
+    }
     /* The server stops any statement that runs longer than --op-timeout. */
     char sql[96];
     snprintf(sql, sizeof sql, "SET SESSION max_statement_time = %.3f",

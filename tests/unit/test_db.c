@@ -174,6 +174,11 @@ static void check_live(struct config *cfg) {
     bad.db_socket[0] = 0;
     bad.db_port = 1; /* nothing listens on port 1 */
     CHECK(expect_open_error(&bad, "cannot reach MariaDB at 127.0.0.1:1"));
+    /* The stack's server has no certificate: --db-tls must refuse, not fall back. */
+    bad = *cfg;
+    bad.db_tls = 1;
+    bad.db_socket[0] = 0;
+    CHECK(expect_open_error(&bad, "TLS"));
     bad = *cfg;
     bad.profile = PROFILE_SMALL;
     CHECK(expect_open_error(&bad, "run ./harness prepare --profile small"));
