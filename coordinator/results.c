@@ -137,6 +137,9 @@ json_t *results_build(const struct run_report *rep) {
             reasons, json_sprintf("partial cycle (%u of 1,340 operations per cycle, workloads: "
                                   "%s): AOPS is not comparable",
                                   lay->ops_per_cycle, cfg->workloads));
+    if (cfg->s3_insecure)
+        json_array_append_new(warnings,
+                              json_string("S3 TLS certificates not verified (--s3-insecure)"));
     if (cfg->no_cgroups)
         json_array_append_new(warnings,
                               json_string("--no-cgroups: workers ran without memory limits"));
