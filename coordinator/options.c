@@ -128,10 +128,11 @@ void config_defaults(struct config *cfg, const char *argv0) {
         char *slash = strrchr(exe, '/');
         if (slash)
             *slash = 0;
-        /* The ASan build lives in build/asan/: its repository is two up. */
-        size_t len = strlen(exe);
-        if (len > 11 && strcmp(exe + len - 11, "/build/asan") == 0)
-            exe[len - 11] = 0;
+        /* The ASan build and the test and bench binaries live under build/:
+         * their repository is the directory holding build/. */
+        char *b = strstr(exe, "/build/");
+        if (b || (strlen(exe) > 6 && !strcmp(exe + strlen(exe) - 6, "/build")))
+            *(b ? b : exe + strlen(exe) - 6) = 0;
         copy(cfg->harness_dir, sizeof cfg->harness_dir, exe);
     } else {
         copy(cfg->harness_dir, sizeof cfg->harness_dir, ".");
