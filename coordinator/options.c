@@ -129,10 +129,21 @@ void config_defaults(struct config *cfg, const char *argv0) {
         if (slash)
             *slash = 0;
         /* The ASan build and the test and bench binaries live under build/:
-         * their repository is the directory holding build/. */
-        char *b = strstr(exe, "/build/");
-        if (b || (strlen(exe) > 6 && !strcmp(exe + strlen(exe) - 6, "/build")))
-            *(b ? b : exe + strlen(exe) - 6) = 0;
+         * their repository is the nearest directory up that holds the sources. */
+        char up[4096];
+        snprintf(up, sizeof up, "%s", exe);
+        for (int level = 0; level < 4; level++) {
+            char probe[4200];
+            snprintf(probe, sizeof probe, "%s/coordinator/main.c", up);
+            if (access(probe, F_OK) == 0) {
+                snprintf(exe, sizeof exe, "%s", up);
+                break;
+            }
+            char *s = strrchr(up, '/');
+            if (!s || s == up)
+                break;
+            *s = 0;
+        }
         copy(cfg->harness_dir, sizeof cfg->harness_dir, exe);
     } else {
         copy(cfg->harness_dir, sizeof cfg->harness_dir, ".");
