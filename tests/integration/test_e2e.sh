@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The whole job on the tiny profile against the real stack: corpus fetch,
+# prepare, a phased run and an interleaved run of all three workloads, exact
+# counts, windows in phase order, a valid result, and a report of it.
+source "$(dirname "$0")/../lib.sh"
+N=2
+B=aops-it-e2e
+C=$TMP/corpus
+"$HARNESS" corpus fetch --profile tiny --dir "$C" >/dev/null 2>&1 || fail "corpus fetch --profile tiny"
+out=$("$HARNESS" prepare --containers $N --profile tiny --bucket $B --corpus "$C" --patterns "$ROOT/corpus/patterns" 2>&1)
+rc=$?; check_eq "prepare exits 0" 0 $rc; [ $rc = 0 ] || echo "$out"
+
+"$HARNESS" --containers $N --profile tiny --bucket $B --corpus "$C" --patterns "$ROOT/corpus/patterns" --out "$TMP/phased" --quiet >"$TMP/out" 2>&1
+rc=$?
+R=$TMP/phased/result.json
+check_eq "phased run exits 0 ($(tail -3 $TMP/out))" 0 "$rc"
+check "valid, no reasons" jq -e '.valid == true and (.invalid_reasons | length == 0)' $R
+check_eq "1,340 ops per container" $((1340 * N)) "$(jq -r .totals.ops $R)"
+check_eq "no errors" 0 "$(jq -r .totals.errors $R)"
+check_eq "s3 ops" $((1190 * N)) "$(jq -r .workloads.s3.ops $R)"
+check_eq "db ops" $((50 * N)) "$(jq -r .workloads.db.ops $R)"
+check_eq "search ops" $((100 * N)) "$(jq -r .workloads.search.ops $R)"
+# tiny sizes: 500 x 1 KiB + 500 x 10 KiB + 190 x 50 KiB per worker
+check_eq "s3 bytes exact" $(( N * (500 * 1024 + 500 * 10240 + 190 * 51200) )) "$(jq -r .workloads.s3.bytes $R)"
+check "each db pattern ran 10 per container" jq -e --argjson n $N '[.workloads.db.patterns[] | .ops == 10 * $n] | all' $R
+check "search matched lines and files counted" jq -e '.workloads.search.matched_lines > 0 and .workloads.search.files_searched > 0 and .workloads.search.bytes_searched > 0' $R
+check "phased windows in order s3 < db < search" jq -e '.windows.s3.start < .windows.db.start and .windows.db.start < .windows.search.start and .windows.s3.end <= .windows.db.end' $R
+check "aops = ops / wall" jq -e '(.totals.aops - .totals.ops / .totals.wall_seconds | fabs) < 1e-6 * .totals.aops' $R
+check "power is null with a reason, never 0" jq -e '(.totals.aops_per_watt == null) == (.telemetry.power == null) and (.telemetry.power != null or (.telemetry.power_unavailable_reason | length > 0))' $R
+check "corpus manifest recorded" jq -e '.config.corpus.manifest != null' $R
+check "no secret in the result" bash -c "! grep -qF \"\$(sed -n 's/^AWS_SECRET_ACCESS_KEY=//p' $ROOT/.local/stack/credentials)\" $R"
+check "per-container latency means for the three" jq -e '[.containers[] | .latency_ms_mean.s3 > 0 and .latency_ms_mean.db > 0 and .latency_ms_mean.search > 0] | all' $R
+
+"$HARNESS" --containers $N --profile tiny --bucket $B --corpus "$C" --patterns "$ROOT/corpus/patterns" --schedule interleaved --out "$TMP/inter" --quiet >/dev/null 2>&1
+R=$TMP/inter/result.json
+check_eq "interleaved: same op count" $((1340 * N)) "$(jq -r .totals.ops $R)"
+check "interleaved: windows overlap" jq -e '.windows.s3.end > .windows.db.start and .windows.db.end > .windows.search.start' $R
+
+"$HARNESS" report "$TMP/phased" -o "$TMP/report.html" >/dev/null 2>&1
+check "report written" test -s "$TMP/report.html"
+finish
