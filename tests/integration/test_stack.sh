@@ -140,6 +140,17 @@ mpid="$(cat "$MP" 2>/dev/null)"; dpid="$(cat "$DP" 2>/dev/null)"
 check "down after restart leaves minio gone" gone "$mpid"
 check "down after restart leaves mariadb gone" gone "$dpid"
 
+# --- two concurrent ups start one stack -------------------------------------------------------
+"$STACK" up >"$TMP/up1.log" 2>&1 & u1=$!
+"$STACK" up >"$TMP/up2.log" 2>&1 & u2=$!
+wait "$u1"; r1=$?; wait "$u2"; r2=$?
+check_eq "two concurrent ups both exit 0" "0 0" "$r1 $r2"
+n="$(ps -eo args | grep -F "$AOPS_STACK_DIR/minio/data" | grep -vc grep)"
+check_eq "two concurrent ups start one MinIO" 1 "$n"
+n="$(ps -eo args | grep -F -- "--datadir=$AOPS_STACK_DIR/mariadb/data" | grep -vc grep)"
+check_eq "two concurrent ups start one MariaDB" 1 "$n"
+"$STACK" down >/dev/null 2>&1
+
 # --- a port in use --------------------------------------------------------------------------
 python3 -m http.server "$AOPS_MINIO_PORT" --bind 127.0.0.1 >/dev/null 2>&1 & BLOCKER=$!
 for ((i = 0; i < 50; i++)); do (exec 3<>"/dev/tcp/127.0.0.1/$AOPS_MINIO_PORT") 2>/dev/null && break; sleep 0.1; done
