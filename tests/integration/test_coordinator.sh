@@ -115,6 +115,22 @@ for args in "--containers 0" "--containers -3" "--containers 1000000" "--memory-
     check_eq "'$args' says so in one line" 1 "$(printf '%s\n' "$out" | wc -l)"
 done
 
+# A progress line on a terminal, none when stdout is not one or with --quiet.
+out=$(AOPS_SLEEP_US=20000 script -qec "$HARNESS --containers 2 --workloads sleep --out $TMP/tty" /dev/null)
+check_contains "progress line on a TTY" "40 / 40 operations" "$out"
+out=$(AOPS_SLEEP_US=20000 script -qec "$HARNESS --containers 2 --workloads sleep --quiet --out $TMP/tty2" /dev/null)
+check "no progress line with --quiet" bash -c "! grep -q 'AOPS so far' <<<'$out'"
+out=$(AOPS_SLEEP_US=20000 "$HARNESS" --containers 2 --workloads sleep --out $TMP/notty 2>/dev/null)
+check "no progress line when stdout is not a TTY" bash -c "! grep -q 'AOPS so far' <<<'$out'"
+
+# A sweep: one point after another into one run directory, and its report.
+h --containers 1,3 --workloads sleep --out "$TMP/sweep" --quiet
+check "sweep.json lists both points" jq -e '[.points[].containers] == [1,3]' "$TMP/sweep/sweep.json"
+check_eq "sweep point 3 ran 3 containers" 60 "$(jq -r .totals.ops $TMP/sweep/points/3/result.json)"
+check_eq "sweep point 1 ran 1 container" 20 "$(jq -r .totals.ops $TMP/sweep/points/1/result.json)"
+"$HARNESS" report "$TMP/sweep" >/dev/null 2>&1
+check "sweep report rendered" grep -q 'data-chart' "$TMP/sweep/report.html"
+
 # Scale: 1,024 workers of the trivial workload launch, run and finish.
 h --containers 1024 --workloads sleep --memory-limit 64M --out "$TMP/scale" --quiet
 check_eq "1,024 workers: all ops done" 20480 "$(jq -r .totals.ops $TMP/scale/result.json)"
