@@ -79,3 +79,7 @@ clean:
 	rm -rf build harness
 
 -include $(OBJS:.o=.d)
+
+# For scripts that build against the library (bench/): make -s print-LDLIBS
+print-%:
+	@echo $($*)
