@@ -254,6 +254,18 @@ static int run_point(struct config *cfg, int64_t t_start) {
     sigprocmask(SIG_BLOCK, &mask, &old);
     c.sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
 
+    /* What the servers are, asked once here so no worker pays for it. */
+    json_t *servers = json_object();
+    for (unsigned w = 0; w < c.r.lay.nwl; w++) {
+        const struct workload *wl = c.r.lay.wl[w];
+        char v[256];
+        if (!wl->server_version)
+            continue;
+        if (wl->server_version(cfg, v, sizeof v) == 0)
+            json_object_set_new(servers, wl->name, json_string(v));
+        else
+            json_object_set_new(servers, wl->name, json_null());
+    }
     struct telemetry *tel = telemetry_new(cfg);
     fflush(NULL);
     int64_t t_launch = now_ns();
@@ -425,6 +437,7 @@ static int run_point(struct config *cfg, int64_t t_start) {
         .tel = tel,
         .cgroups = c.r.cg ? cgroups_describe(c.r.cg) : NULL,
         .startup_seconds = (double)(t0 - t_start) / 1e9,
+        .servers = servers,
     };
     json_t *res = results_build(&rep);
     if (results_write(res, cfg->out, err, sizeof err) != 0) {
@@ -448,6 +461,7 @@ static int run_point(struct config *cfg, int64_t t_start) {
     json_decref(res);
     json_decref(reasons);
     json_decref(warnings);
+    json_decref(servers);
     telemetry_free(tel);
     cgroups_destroy(c.r.cg);
     munmap(c.r.shm, (size_t)n * c.r.lay.slot_size);

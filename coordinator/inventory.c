@@ -399,8 +399,6 @@ json_t *inventory_json(const struct config *cfg, json_t *warnings) {
 
     /* Server versions come from the servers themselves (the S3 and SQL
      * clients know them); the coordinator fills these when it can. */
-    json_object_set_new(sys, "minio_version", json_null());
-    json_object_set_new(sys, "mariadb_version", json_null());
     json_object_set_new(sys, "harness_version", json_string(AOPS_GIT));
     json_object_set_new(sys, "compiler", json_string(AOPS_CC));
     json_object_set_new(sys, "command_line", json_string(cfg->cmdline));

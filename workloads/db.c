@@ -388,6 +388,16 @@ static int db_run(void *p, unsigned cycle, unsigned op, struct op_result *res) {
     return 0;
 }
 
+/* For the inventory: the server's own version string ("10.11.14-MariaDB-0+deb12u2"). */
+static int db_server_version(const struct config *cfg, char *out, size_t len) {
+    MYSQL *m = db_connect(cfg, 0, out, len);
+    if (!m)
+        return -1;
+    snprintf(out, len, "%s", mysql_get_server_info(m));
+    mysql_close(m);
+    return 0;
+}
+
 const struct workload db_workload = {
     .name = "db",
     .ops_per_cycle = DB_NPATTERNS * DB_OPS_PER_PATTERN,
@@ -397,6 +407,7 @@ const struct workload db_workload = {
     .open = db_open,
     .run = db_run,
     .close = db_close,
+    .server_version = db_server_version,
 };
 
 const char *db_workload_class(unsigned pattern) {

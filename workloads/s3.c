@@ -9,6 +9,7 @@
  * data set is there, so a run never starts against a store that will fail
  * it. run() only performs: the body is counted in the write callback and
  * dropped, never copied. */
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,6 +201,79 @@ int s3_run(void *p, unsigned cycle, unsigned op, struct op_result *res) {
     return 0;
 }
 
+struct grow {
+    char buf[65536];
+    size_t len;
+    char server[128]; /* the Server header */
+};
+
+static size_t grow_body(char *p, size_t sz, size_t n, void *ud) {
+    struct grow *g = ud;
+    size_t len = sz * n, room = sizeof g->buf - 1 - g->len;
+    memcpy(g->buf + g->len, p, len < room ? len : room);
+    g->len += len < room ? len : room;
+    return len;
+}
+
+static size_t grow_header(char *p, size_t sz, size_t n, void *ud) {
+    struct grow *g = ud;
+    size_t len = sz * n;
+    if (len > 8 && !strncasecmp(p, "Server: ", 8))
+        snprintf(g->server, sizeof g->server, "%.*s", (int)(len - 8), p + 8);
+    g->server[strcspn(g->server, "\r\n")] = 0;
+    return len;
+}
+
+/* For the inventory: MinIO's admin info names its version when the keys may
+ * read it (the local stack's are the root user's); any other store is named
+ * by its Server header. Asked once before the run, never in the measured path. */
+static int s3_server_version(const struct config *cfg, char *out, size_t len) {
+    if (s3_check_config(cfg, out, len) < 0)
+        return -1;
+    CURL *h = curl_easy_init();
+    struct curl_slist *hdr = s3_get_headers();
+    struct grow *g = calloc(1, sizeof *g);
+    char url[S3_URLLEN];
+    int rc = -1;
+    if (!h || !hdr || !g) {
+        snprintf(out, len, "out of memory");
+        goto done;
+    }
+    snprintf(url, sizeof url, "%s/minio/admin/v3/info", cfg->s3_endpoint);
+    s3_easy_setup(h, cfg);
+    curl_easy_setopt(h, CURLOPT_URL, url);
+    curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, grow_body);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, g);
+    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, grow_header);
+    curl_easy_setopt(h, CURLOPT_HEADERDATA, g);
+    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, 5000L);
+    if (curl_easy_perform(h) != CURLE_OK) {
+        snprintf(out, len, "S3 endpoint did not answer");
+        goto done;
+    }
+    long status = 0;
+    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+    g->buf[g->len] = 0;
+    json_t *info = status == 200 ? json_loads(g->buf, 0, NULL) : NULL;
+    const char *v = json_string_value(
+        json_object_get(json_array_get(json_object_get(info, "servers"), 0), "version"));
+    if (v)
+        snprintf(out, len, "%s %s", g->server[0] ? g->server : "MinIO", v);
+    else if (g->server[0])
+        snprintf(out, len, "%s (version not disclosed)", g->server);
+    rc = v || g->server[0] ? 0 : -1;
+    if (rc)
+        snprintf(out, len, "the S3 endpoint names neither product nor version");
+    json_decref(info);
+done:
+    curl_slist_free_all(hdr);
+    if (h)
+        curl_easy_cleanup(h);
+    free(g);
+    return rc;
+}
+
 const struct workload s3_workload = {
     .name = "s3",
     .ops_per_cycle = S3_OPS,
@@ -209,4 +283,5 @@ const struct workload s3_workload = {
     .open = s3_open,
     .run = s3_run,
     .close = s3_close,
+    .server_version = s3_server_version,
 };

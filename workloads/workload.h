@@ -52,6 +52,10 @@ struct workload {
     int (*run)(void *state, unsigned cycle, unsigned op, struct op_result *res);
 
     void (*close)(void *state);
+
+    /* Optional: the server's product and version for the inventory, asked
+     * once by the coordinator before the run. 0, or -1 with out = reason. */
+    int (*server_version)(const struct config *cfg, char *out, size_t len);
 };
 
 /* The table, in the order of a phased cycle. */
