@@ -407,7 +407,12 @@ static const char fetch_full_sh[] =
     "  command -v dpkg-source >/dev/null || apt-get install -y dpkg-dev\n"
     "  T=$(mktemp -d); trap 'rm -rf \"$T\"' EXIT\n"
     "  mkdir -p \"$T/lists/partial\" \"$T/cache/archives/partial\" \"$T/parts\" \"$T/src\"\n"
-    "  echo 'deb-src http://deb.debian.org/debian bookworm main' > \"$T/sources.list\"\n"
+    /* The machine's own Debian mirror, main suite only (security sources
+     * are not always mirrored), as a deb-src line. */
+    "  U=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/*.sources 2>/dev/null | grep -v security | head -1)\n"
+    "  [ -n \"$U\" ] || U=$(sed -n 's/^deb \\(\\[[^]]*\\] \\)\\{0,1\\}\\([^ ]*\\) .*/\\2/p' /etc/apt/sources.list 2>/dev/null | grep -v security | head -1)\n"
+    "  [ -n \"$U\" ] || { echo 'no Debian mirror is configured in /etc/apt' >&2; exit 1; }\n"
+    "  . /etc/os-release; echo \"deb-src $U ${VERSION_CODENAME:-bookworm} main\" > \"$T/sources.list\"\n"
     "  A=\"-o Dir::Etc::SourceList=$T/sources.list -o Dir::Etc::SourceParts=$T/parts -o Dir::State::Lists=$T/lists -o Dir::Cache=$T/cache\"\n"
     "  apt-get $A update >/dev/null\n"
     "  (cd \"$T/src\" && apt-get $A source python3.11)\n"
