@@ -33,6 +33,11 @@ check "test workloads make a run invalid" jq -e '.valid == false and (.invalid_r
 check "schema version" jq -e '.schema_version == 1' $R
 check_eq "no cgroup left after a run" 0 "$(cg_count)"
 
+# --no-cgroups: no cgroup made, said in the warnings.
+h --containers 2 --workloads sleep --no-cgroups --out "$TMP/nocg" --quiet
+check "--no-cgroups recorded as a warning" jq -e '(.warnings | any(test("--no-cgroups"))) and .config.memory_limit_bytes == null and .totals.ops == 40' "$TMP/nocg/result.json"
+check_eq "--no-cgroups made no cgroup" 0 "$(cg_count)"
+
 # The memory limit is real: memhog gets OOM-killed and reported.
 h --containers 2 --workloads memhog --memory-limit 96M --out "$TMP/oom" --quiet
 rc=$RC
