@@ -51,7 +51,7 @@ int main(int argc, char **argv) {
     double secs = atof(argv[2]);
     struct config cfg;
     char err[512];
-    config_defaults(&cfg, argv[0]);
+    config_defaults(&cfg);
     if (config_load_credentials(&cfg, err, sizeof err) < 0) {
         fprintf(stderr, "db_point: %s\n", err);
         return 1;

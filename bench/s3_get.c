@@ -67,7 +67,7 @@ static int curl_config(const struct config *cfg, const char *path, unsigned id, 
 int main(int argc, char **argv) {
     struct config cfg;
     char err[WL_ERRLEN];
-    config_defaults(&cfg, argv[0]);
+    config_defaults(&cfg);
     if (config_load_credentials(&cfg, err, sizeof err) < 0) {
         fprintf(stderr, "s3_get: %s\n", err);
         return 2;

@@ -471,7 +471,7 @@ static int run_point(struct config *cfg, int64_t t_start) {
 
 static int parse_all(struct config *cfg, int argc, char **argv, int first) {
     char err[1024] = "";
-    config_defaults(cfg, argv[0]);
+    config_defaults(cfg);
     for (int i = first; i < argc; i++)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             options_usage(stdout);

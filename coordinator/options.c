@@ -97,7 +97,7 @@ static void copy(char *dst, size_t size, const char *src) {
     snprintf(dst, size, "%s", src);
 }
 
-void config_defaults(struct config *cfg, const char *argv0) {
+void config_defaults(struct config *cfg) {
     memset(cfg, 0, sizeof *cfg);
     cfg->containers[0] = 1;
     cfg->ncontainers = 1;
@@ -148,7 +148,6 @@ void config_defaults(struct config *cfg, const char *argv0) {
     } else {
         copy(cfg->harness_dir, sizeof cfg->harness_dir, ".");
     }
-    (void)argv0;
     snprintf(cfg->corpus_dir, sizeof cfg->corpus_dir, "%s/corpus/data", cfg->harness_dir);
     snprintf(cfg->patterns_file, sizeof cfg->patterns_file, "%s/corpus/patterns",
              cfg->harness_dir);

@@ -7,9 +7,10 @@
 
 #include "config.h"
 
-/* Fill cfg with defaults (no credentials). argv0 locates the repository so
- * the default credentials file and corpus are found from any directory. */
-void config_defaults(struct config *cfg, const char *argv0);
+/* Fill cfg with defaults (no credentials). The repository is found from the
+ * executable's own path, so the credentials file and corpus are found from
+ * any working directory. */
+void config_defaults(struct config *cfg);
 
 /* Load secrets and endpoints: the credentials file first (.local/stack/
  * credentials next to the harness, or $AOPS_CREDENTIALS), then the

@@ -439,7 +439,7 @@ static int usage(void) {
 
 int corpus_main(int argc, char **argv) {
     struct config cfg;
-    config_defaults(&cfg, argv[0]);
+    config_defaults(&cfg);
     if (argc < 2 || strcmp(argv[1], "fetch"))
         return usage();
     for (int i = 2; i < argc; i++) {

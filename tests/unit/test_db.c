@@ -301,7 +301,7 @@ int main(int argc, char **argv) {
     if (argc > 1) {
         struct config cfg;
         char err[512];
-        config_defaults(&cfg, argv[0]);
+        config_defaults(&cfg);
         if (config_load_credentials(&cfg, err, sizeof err) < 0) {
             fprintf(stderr, "%s\n", err);
             return 1;

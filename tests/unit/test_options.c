@@ -9,7 +9,7 @@ static struct config cfg;
 static char err[1024];
 
 static int parse(int argc, char **argv) {
-    config_defaults(&cfg, "harness");
+    config_defaults(&cfg);
     err[0] = 0;
     int k = options_parse(&cfg, argc, argv, 1, err, sizeof err);
     if (k >= 0 && config_validate(&cfg, err, sizeof err) != 0)

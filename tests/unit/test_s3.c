@@ -49,7 +49,7 @@ static void test_keys(void) {
     CHECKF(!strcmp(k, "small/w12/10MiB/242"), "%s", k);
 
     struct config cfg;
-    config_defaults(&cfg, "test");
+    config_defaults(&cfg);
     CHECK(s3_data_worker(&cfg, 5) == 5);
     cfg.dataset = DATASET_SHARED;
     CHECK(s3_data_worker(&cfg, 5) == 0);
@@ -69,7 +69,7 @@ static void test_encoding(void) {
     CHECK(s3_uri_encode(b, 5, "ab c", 1) == -1);
 
     struct config cfg;
-    config_defaults(&cfg, "test");
+    config_defaults(&cfg);
     snprintf(cfg.s3_endpoint, sizeof cfg.s3_endpoint, "http://h:9000/");
     CHECK(s3_url(b, sizeof b, &cfg, "x y/z") == 0 && !strcmp(b, "http://h:9000/aops/x%20y/z"));
     CHECK(s3_url(b, sizeof b, &cfg, NULL) == 0 && !strcmp(b, "http://h:9000/aops"));
@@ -239,7 +239,7 @@ static void open_fails(const struct config *cfg, unsigned worker, const char *wa
 static void test_live(void) {
     struct config cfg;
     char err[WL_ERRLEN] = "";
-    config_defaults(&cfg, "test");
+    config_defaults(&cfg);
     CHECKF(config_load_credentials(&cfg, err, sizeof err) == 0, "%s", err);
     cfg.profile = PROFILE_TINY;
     cfg.n = 1;
