@@ -39,6 +39,157 @@ int matcher_needs_per_line(const char *p) {
     return 0;
 }
 
+/* ---- required literals (the prefilter) ---- */
+
+static int is_digit(int c) {
+    return c >= '0' && c <= '9';
+}
+static int is_alpha(int c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* Length of the quantifier at p (0: none, -1: something we do not take for
+ * one: give up). A quantifier may be followed by '+' (possessive) or '?'
+ * (lazy). */
+static int quant_len(const char *p) {
+    int k;
+    if (*p == '*' || *p == '+' || *p == '?')
+        k = 1;
+    else if (*p == '{') {
+        k = 1;
+        if (!is_digit(p[k]))
+            return -1; /* "{,m}" or a literal '{': version-dependent, give up */
+        while (is_digit(p[k]))
+            k++;
+        if (p[k] == ',')
+            for (k++; is_digit(p[k]); k++)
+                ;
+        if (p[k] != '}')
+            return -1;
+        k++;
+    } else
+        return 0;
+    if (p[k] == '+' || p[k] == '?')
+        k++;
+    if (p[k] == '*' || p[k] == '+' || p[k] == '?' || p[k] == '{')
+        return -1;
+    return k;
+}
+
+int matcher_prefilter(const char *pattern, struct prefilter *pf) {
+    const unsigned char *p = (const unsigned char *)pattern;
+    size_t i = 0, run = 0, best = 0;
+    int full = 0;
+    char runbuf[PREFILTER_LEN], bestbuf[PREFILTER_LEN];
+    int depth = 0;
+    memset(pf, 0, sizeof *pf);
+    for (;;) {
+        unsigned c = p[i];
+        if (c == 0 || (c == '|' && depth == 0)) { /* end of a top-level alternative */
+            if (best < 2 || pf->n == PREFILTER_MAX)
+                goto give_up;
+            memcpy(pf->lit[pf->n], bestbuf, best);
+            pf->len[pf->n++] = best;
+            if (c == 0)
+                break;
+            i++;
+            run = best = 0, full = 0;
+            continue;
+        }
+        /* One atom: [i, i + alen); lit = its bytes when a plain literal. */
+        size_t alen;
+        int lit = 0, group = 0;
+        if (c == '|') { /* inside a group: skipped with it */
+            alen = 1;
+        } else if (c == '(') {
+            if (p[i + 1] == '?' && p[i + 2] == ':')
+                alen = 3;
+            else if (p[i + 1] == '?' || p[i + 1] == '*')
+                goto give_up; /* options, look-around, named groups, verbs... */
+            else
+                alen = 1;
+            depth++;
+            group = 1; /* no quantifier right after '(' */
+        } else if (c == ')') {
+            if (--depth < 0)
+                goto give_up;
+            alen = 1;
+        } else if (c == '\\') {
+            unsigned n = p[i + 1];
+            if (n > 0x20 && n < 0x7f && !is_alpha((int)n) && !is_digit((int)n)) {
+                alen = 2, lit = 1; /* escaped punctuation: that byte */
+            } else if (n && strchr("wWdDsShHbB", (int)n)) {
+                alen = 2;
+            } else if (n == 'p' || n == 'P') {
+                if (p[i + 2] == '{') {
+                    alen = 3;
+                    while (is_alpha(p[i + alen]) || is_digit(p[i + alen]) ||
+                           (p[i + alen] && strchr("_^&:= -", p[i + alen])))
+                        alen++;
+                    if (p[i + alen] != '}')
+                        goto give_up;
+                    alen++;
+                } else if (is_alpha(p[i + 2])) {
+                    alen = 3;
+                } else
+                    goto give_up;
+            } else if (n >= '1' && n <= '9' && !is_digit(p[i + 2])) {
+                alen = 2; /* a back reference: never part of a literal run */
+            } else
+                goto give_up;
+        } else if (c == '.' || c == '^' || c == '$') {
+            alen = 1;
+        } else if (c < 0x20 || c == 0x7f || strchr("[]{}*+?", (int)c)) {
+            goto give_up;
+        } else {
+            alen = 1, lit = 1;
+            if (c >= 0x80) { /* one whole UTF-8 character (PCRE2 checked the pattern) */
+                while ((p[i + alen] & 0xC0) == 0x80)
+                    alen++;
+            }
+        }
+        int q = group ? 0 : quant_len((const char *)p + i + alen);
+        if (q < 0)
+            goto give_up;
+        if (lit && q == 0 && depth == 0) {
+            const unsigned char *b = p + i + (c == '\\');
+            size_t bl = c == '\\' ? 1 : alen;
+            if (!full && run + bl <= PREFILTER_LEN) {
+                memcpy(runbuf + run, b, bl);
+                run += bl;
+                if (run > best) {
+                    best = run;
+                    memcpy(bestbuf, runbuf, run);
+                }
+            } else {
+                full = 1; /* keep the prefix: the run stays contiguous */
+            }
+        } else {
+            run = 0, full = 0; /* anything else ends the run */
+        }
+        i += alen + (size_t)q;
+    }
+    if (depth != 0)
+        goto give_up;
+    /* Bytes of source code from common to rare (roughly); absent ones are
+     * rarer still. The scan looks for each literal's rarest byte. */
+    static const char common[] = " etainorsl_cdu\tpmf()h,;*b=g.>-xyk\"wv:0'1{}/[]#&TSERANIOLC";
+    for (int k = 0; k < pf->n; k++) {
+        size_t rare = 0, rank = 0;
+        for (size_t j = 0; j < pf->len[k]; j++) {
+            const char *h = pf->lit[k][j] ? strchr(common, pf->lit[k][j]) : NULL;
+            size_t rk = h ? (size_t)(h - common) : sizeof common;
+            if (rk > rank || j == 0)
+                rare = j, rank = rk;
+        }
+        pf->rare[k] = rare;
+    }
+    return pf->n;
+give_up:
+    memset(pf, 0, sizeof *pf);
+    return 0;
+}
+
 int matcher_compile(struct matcher *m, const char *pattern, char *err, size_t errlen) {
     memset(m, 0, sizeof *m);
     /* ripgrep wraps every pattern in a group (and ends an (?x) one with a
@@ -82,6 +233,13 @@ int matcher_compile(struct matcher *m, const char *pattern, char *err, size_t er
         pcre2_jit_stack_assign(m->mctx, NULL, m->jstack);
     }
     m->per_line = matcher_needs_per_line(pattern);
+    /* The prefilter pays where PCRE2 has no first code unit of its own to
+     * scan for (\w+Error, (\w+)->\1, a^-anchored line): with one, its
+     * whole-buffer scan is already as fast as ours. */
+    uint32_t fct = 0;
+    if (matcher_prefilter(pattern, &m->pf) > 0 &&
+        (pcre2_pattern_info(m->code, PCRE2_INFO_FIRSTCODETYPE, &fct) != 0 || fct == 1))
+        memset(&m->pf, 0, sizeof m->pf);
     return 0;
 oom:
     matcher_free(m);
@@ -138,9 +296,72 @@ static int64_t count_per_line(struct matcher *m, const char *buf, size_t len, in
     return n;
 }
 
+/* First occurrence of literal k in buf[from..len), or SIZE_MAX: memchr
+ * (vectorised in glibc) for the literal's rarest byte, then memcmp. */
+static size_t lit_find(const struct prefilter *pf, int k, const char *buf, size_t from,
+                       size_t len) {
+    size_t ll = pf->len[k], r = pf->rare[k];
+    const char *lit = pf->lit[k];
+    while (from + ll <= len) {
+        const char *q = memchr(buf + from + r, (unsigned char)lit[r], len - from - ll + 1);
+        if (!q)
+            return SIZE_MAX;
+        size_t at = (size_t)(q - buf) - r;
+        if (memcmp(buf + at, lit, ll) == 0)
+            return at;
+        from = at + 1;
+    }
+    return SIZE_MAX;
+}
+
+/* With a prefilter: only the lines holding one of the literals are matched,
+ * each on its own as ripgrep matches it (so any pattern whose literals are
+ * required gets ripgrep's per-line result, look-around or not). buf is what
+ * PCRE2 sees (already decoded), so the literals are searched in the same
+ * bytes. */
+static int64_t count_prefiltered(struct matcher *m, const char *buf, size_t len, int stop_first,
+                                 size_t *first_end, char *err, size_t errlen) {
+    const struct prefilter *pf = &m->pf;
+    size_t next[PREFILTER_MAX]; /* next occurrence of each literal, SIZE_MAX: none */
+    int64_t n = 0;
+    size_t ls = 0; /* always a line start */
+    for (int k = 0; k < pf->n; k++)
+        next[k] = lit_find(pf, k, buf, 0, len);
+    while (ls < len) {
+        size_t at = SIZE_MAX;
+        for (int k = 0; k < pf->n; k++) {
+            if (next[k] < ls)
+                next[k] = lit_find(pf, k, buf, ls, len);
+            if (next[k] < at)
+                at = next[k];
+        }
+        if (at == SIZE_MAX)
+            break;
+        const char *p = at > ls ? memrchr(buf + ls, '\n', at - ls) : NULL;
+        if (p)
+            ls = (size_t)(p - buf) + 1;
+        const char *nl = memchr(buf + at, '\n', len - at);
+        size_t le = nl ? (size_t)(nl - buf) : len;
+        int r = find(m, buf + ls, le - ls, 0, err, errlen);
+        if (r < 0)
+            return -1;
+        if (r) {
+            n++;
+            if (stop_first) {
+                *first_end = nl ? le + 1 : le;
+                return n;
+            }
+        }
+        ls = le + 1;
+    }
+    return n;
+}
+
 int64_t matcher_count(struct matcher *m, const char *buf, size_t len, int last_partial,
                       int stop_first, size_t *first_end, char *err, size_t errlen) {
     (void)last_partial; /* a partial last line simply has no '\n' after it */
+    if (m->pf.n > 0)
+        return count_prefiltered(m, buf, len, stop_first, first_end, err, errlen);
     if (m->per_line)
         return count_per_line(m, buf, len, stop_first, first_end, err, errlen);
     int64_t n = 0;

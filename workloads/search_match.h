@@ -13,6 +13,17 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+/* Literals of which every match contains at least one (see
+ * matcher_prefilter()). n == 0: no prefilter. */
+#define PREFILTER_MAX 8   /* literals: one per top-level alternative */
+#define PREFILTER_LEN 64  /* bytes kept of each (a prefix of a required literal is required) */
+struct prefilter {
+    int n;
+    size_t len[PREFILTER_MAX];
+    size_t rare[PREFILTER_MAX]; /* offset of the literal's rarest byte: the one scanned for */
+    char lit[PREFILTER_MAX][PREFILTER_LEN];
+};
+
 struct matcher {
     pcre2_code *code;
     pcre2_match_data *md;
@@ -20,6 +31,7 @@ struct matcher {
     pcre2_jit_stack *jstack;
     int per_line; /* the pattern can see past its line: match line by line */
     int jit;      /* JIT compiled */
+    struct prefilter pf; /* pf.n > 0: only lines holding a literal are matched */
 };
 
 /* Compile pattern once (JIT, explicit JIT stack, match and depth limits).
@@ -40,5 +52,16 @@ int64_t matcher_count(struct matcher *m, const char *buf, size_t len, int last_p
  * \A \z \Z \G, verbs, options switched off inline): those are matched line
  * by line; everything else searches the whole buffer at once. */
 int matcher_needs_per_line(const char *pattern);
+
+/* Fill pf with literals such that every match of pattern contains one of
+ * them: the longest run of plain literal characters (2 bytes at least, none
+ * quantified) in the top-level concatenation, or one such run per top-level
+ * alternative. Groups (?:..) and (..), `.`, `^`, `$`, \w \d \s \h (and
+ * negations), \b \B, \p{..} \P{..} and \1..\9 are skipped as opaque atoms.
+ * Anything else gives up (pf->n = 0): classes [..], any (? other than (?:
+ * (inline options such as (?i), look-around, named groups), verbs (*..),
+ * \Q..\E, other escapes, a '{' that is not a quantifier, control bytes.
+ * Returns pf->n. */
+int matcher_prefilter(const char *pattern, struct prefilter *pf);
 
 #endif

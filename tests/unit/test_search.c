@@ -15,19 +15,34 @@
 #include "../../workloads/search_engine.h"
 #include "unit.h"
 
-static int64_t count(const char *pat, const char *buf, int force_per_line) {
+enum how { AS_COMPILED = 0, PER_LINE, WHOLE_BUFFER, PREFILTER };
+
+/* Count the matching lines of buf; with stop_first the first matching
+ * line's end goes to *fe. how forces one path: the line by line one or the
+ * whole-buffer one (no prefilter), or the prefilter whenever literals can
+ * be extracted (even where matcher_compile judges it does not pay). */
+static int64_t count_how(const char *pat, const char *buf, enum how how, int stop_first,
+                         size_t *fe) {
     struct matcher m;
     char err[512];
     if (matcher_compile(&m, pat, err, sizeof err) < 0) {
         fprintf(stderr, "%s\n", err);
         return -2;
     }
-    if (force_per_line)
+    if (how == PER_LINE)
         m.per_line = 1;
-    size_t fe;
-    int64_t n = matcher_count(&m, buf, strlen(buf), 1, 0, &fe, err, sizeof err);
+    if (how == PER_LINE || how == WHOLE_BUFFER)
+        m.pf.n = 0;
+    if (how == PREFILTER)
+        matcher_prefilter(pat, &m.pf);
+    int64_t n = matcher_count(&m, buf, strlen(buf), 1, stop_first, fe, err, sizeof err);
     matcher_free(&m);
     return n;
+}
+
+static int64_t count(const char *pat, const char *buf, int force_per_line) {
+    size_t fe;
+    return count_how(pat, buf, force_per_line ? PER_LINE : WHOLE_BUFFER, 0, &fe);
 }
 
 static void test_whole_buffer_equals_per_line(void) {
@@ -45,6 +60,128 @@ static void test_whole_buffer_equals_per_line(void) {
     CHECK(count("qux$", buf, 0) == 0);    /* '\r' is part of the line */
     CHECK(count("\\s+$", buf, 0) == 3);   /* "  ", "baz foo\t", "qux\r" */
     CHECK(count("", "", 0) == 0);         /* an empty file has no lines */
+}
+
+/* The literals extracted, joined with '|' ("" when the pattern gets none). */
+static const char *literals(const char *pat) {
+    static char out[8 * 70];
+    struct prefilter pf;
+    size_t o = 0;
+    int n = matcher_prefilter(pat, &pf);
+    out[0] = 0;
+    for (int k = 0; k < n; k++)
+        o += (size_t)snprintf(out + o, sizeof out - o, "%s%.*s", k ? "|" : "", (int)pf.len[k],
+                              pf.lit[k]);
+    return out;
+}
+
+static void test_prefilter_extraction(void) {
+    static const char *const cases[][2] = {
+        /* what gives a prefilter: the longest unquantified literal run */
+        {"foo", "foo"},
+        {"\\w+Error\\b", "Error"},
+        {"\\w+_suspend|\\w+_resume", "_suspend|_resume"},
+        {"(\\w+)->\\1", "->"},
+        {"\\p{Lu}\\p{Ll}+ße", "ße"},
+        {"\\pL\\P{Greek}ab", "ab"},
+        {"^\\s*goto \\w+;$", "goto "},
+        {"a\\.b\\(", "a.b("},
+        {"abc+d", "ab"},      /* 'c' is quantified: not in the run */
+        {"foo?", "fo"},
+        {"é+ab", "ab"},       /* the quantifier takes the whole character */
+        {"x\\.?ßé", "ßé"},
+        {"(foo)*bar", "bar"}, /* groups are opaque */
+        {"(?:a|b)cd|ef(gh)+", "cd|ef"},
+        {"a{2}bc{1,}de{3,5}?fg", "fg"},
+        {"a{2}bc{1,}de{3,5}?", ""}, /* "b" and "d" are not one run */
+        {"^ \\* .*memory", "memory"},
+        {"ab\\bcd", "ab"},    /* an assertion ends a run */
+        /* what gives up */
+        {"\\w+", ""},
+        {"ab+", ""},          /* a single byte is not worth it */
+        {"foo|b", ""},        /* every alternative needs a literal */
+        {"foo|", ""},
+        {"(?i)foo", ""},
+        {"foo(?i)bar", ""},
+        {"(?:(?i)x)foo", ""},
+        {"(?x)foo bar", ""},
+        {"[a]bc", ""},
+        {"bc[a]", ""},
+        {"\\Qfoo\\E", ""},
+        {"\\x41bc", ""},
+        {"ab\\tcd", ""},
+        {"(?=x)foo", ""},
+        {"(?<=x)foo", ""},
+        {"(?<n>x)foo", ""},
+        {"(*UTF)foo", ""},
+        {"(?:foo)?", ""},
+        {"x{,3}yz", ""},      /* "{,3}": a quantifier in newer PCRE2 only */
+        {"ab{x}", ""},
+        {"foo)|(bar", ""},   /* escapes ripgrep's wrapping group */
+        {"(foo", ""},
+        {"\\10ab", ""},
+        {"foo\\", ""},
+        {"a\tbc", ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *got = literals(cases[i][0]);
+        CHECKF(strcmp(got, cases[i][1]) == 0, "'%s': literals '%s', want '%s'", cases[i][0], got,
+               cases[i][1]);
+    }
+    /* A run longer than a literal's room keeps a prefix. */
+    char longpat[200];
+    memset(longpat, 'a', 100);
+    strcpy(longpat + 100, "\\w");
+    struct prefilter pf;
+    CHECK(matcher_prefilter(longpat, &pf) == 1 && pf.len[0] == PREFILTER_LEN);
+    /* Eight alternatives at most. */
+    CHECK(matcher_prefilter("aa|bb|cc|dd|ee|ff|gg|hh", &pf) == 8);
+    CHECK(matcher_prefilter("aa|bb|cc|dd|ee|ff|gg|hh|ii", &pf) == 0);
+    /* matcher_compile keeps it only where PCRE2 has no first code unit. */
+    struct matcher m;
+    char err[512];
+    CHECK(matcher_compile(&m, "\\w+Error\\b", err, sizeof err) == 0 && m.pf.n == 1);
+    matcher_free(&m);
+    CHECK(matcher_compile(&m, "return", err, sizeof err) == 0 && m.pf.n == 0);
+    matcher_free(&m);
+}
+
+static void test_prefilter_counts(void) {
+    /* Literals at the buffer's start and end, twice in a line, in a line
+     * that does not match, next to U+FFFD (what PCRE2 sees of invalid
+     * UTF-8), across CRLF, in a last line without '\n'. */
+    const char *bufs[] = {
+        "fooError\nError\n\nx Error y\r\nIOError IOError\nError\n",
+        "->\na->a\nb->c\n\nab->ab->ab\r\nfoo->foo",
+        "dev_suspend\n_resume\n\xef\xbf\xbd_suspend\nx_resume x_suspend\r\n a_resume",
+        "Straße\nStraßen\nstraße\n\xef\xbf\xbdße Xße\nAaße",
+        "goto out;\n  goto out;\r\n\tgoto x; \ngoto ;\n goto y;",
+        " * memory\n * no\n  * memory\n * memorymemory\n",
+        "",
+        "\n\n\n",
+        "x",
+    };
+    const char *pats[] = {"\\w+Error\\b", "(\\w+)->\\1", "\\w+_suspend|\\w+_resume",
+                          "\\p{Lu}\\p{Ll}+ße", "^\\s*goto \\w+;$", "^ \\* .*memory",
+                          "Error$", "^->", "\\bError\\b|_resume$", NULL};
+    for (size_t b = 0; b < sizeof bufs / sizeof bufs[0]; b++)
+        for (int i = 0; pats[i]; i++) {
+            size_t fe1 = 0, fe2 = 0, fe3 = 0;
+            int64_t pf = count_how(pats[i], bufs[b], PREFILTER, 0, &fe1);
+            int64_t line = count_how(pats[i], bufs[b], PER_LINE, 0, &fe1);
+            int64_t whole = count_how(pats[i], bufs[b], WHOLE_BUFFER, 0, &fe1);
+            CHECKF(pf == line && pf == whole, "'%s' on buffer %zu: prefilter %lld, per line %lld, "
+                   "whole buffer %lld", pats[i], b, (long long)pf, (long long)line,
+                   (long long)whole);
+            int64_t f1 = count_how(pats[i], bufs[b], PREFILTER, 1, &fe2);
+            int64_t f2 = count_how(pats[i], bufs[b], PER_LINE, 1, &fe3);
+            CHECKF(f1 == f2 && (f1 == 0 || fe2 == fe3), "'%s' on buffer %zu: first match ends "
+                   "%zu (prefilter), %zu (per line)", pats[i], b, fe2, fe3);
+        }
+    size_t fe;
+    CHECK(count_how("\\w+Error\\b", bufs[0], PREFILTER, 0, &fe) == 2);
+    CHECK(count_how("(\\w+)->\\1", bufs[1], PREFILTER, 0, &fe) == 3);
+    CHECK(count_how("\\w+_suspend|\\w+_resume", bufs[2], PREFILTER, 0, &fe) == 3);
 }
 
 static void test_per_line_detection(void) {
@@ -161,6 +298,8 @@ static void test_engine(void) {
 int main(void) {
     test_whole_buffer_equals_per_line();
     test_per_line_detection();
+    test_prefilter_extraction();
+    test_prefilter_counts();
     test_errors();
     test_utf8();
     test_engine();
