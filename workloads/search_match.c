@@ -7,9 +7,18 @@
  * whole buffer once and only re-check a line in isolation when a match runs
  * over its '\n' (\s, [^x], (?s). can do that). Patterns with look-around,
  * \A \z \Z \G, verbs or inline options switched off keep the line by line
- * path, where the equivalence does not hold. */
+ * path, where the equivalence does not hold.
+ *
+ * Patterns in which PCRE2 finds no first code unit to scan for (\w+Error\b)
+ * are slow over a whole buffer: PCRE2 tries a match at nearly every byte.
+ * For those, literals that every match must contain are extracted from the
+ * pattern (matcher_prefilter(), conservative), and only the lines holding
+ * one are matched, each alone: ripgrep's own per-line semantics. */
 #include <stdio.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "search_match.h"
 
@@ -172,17 +181,23 @@ int matcher_prefilter(const char *pattern, struct prefilter *pf) {
     if (depth != 0)
         goto give_up;
     /* Bytes of source code from common to rare (roughly); absent ones are
-     * rarer still. The scan looks for each literal's rarest byte. */
+     * rarer still. The scan looks for each literal's two rarest bytes. */
     static const char common[] = " etainorsl_cdu\tpmf()h,;*b=g.>-xyk\"wv:0'1{}/[]#&TSERANIOLC";
     for (int k = 0; k < pf->n; k++) {
-        size_t rare = 0, rank = 0;
+        size_t rank[PREFILTER_LEN];
         for (size_t j = 0; j < pf->len[k]; j++) {
             const char *h = pf->lit[k][j] ? strchr(common, pf->lit[k][j]) : NULL;
-            size_t rk = h ? (size_t)(h - common) : sizeof common;
-            if (rk > rank || j == 0)
-                rare = j, rank = rk;
+            rank[j] = h ? (size_t)(h - common) : sizeof common;
         }
-        pf->rare[k] = rare;
+        size_t r1 = 0, r2 = 1;
+        for (size_t j = 1; j < pf->len[k]; j++)
+            if (rank[j] > rank[r1])
+                r1 = j;
+        r2 = r1 == 0 ? 1 : 0;
+        for (size_t j = 0; j < pf->len[k]; j++)
+            if (j != r1 && rank[j] > rank[r2])
+                r2 = j;
+        pf->rare[k][0] = r1, pf->rare[k][1] = r2;
     }
     return pf->n;
 give_up:
@@ -296,21 +311,36 @@ static int64_t count_per_line(struct matcher *m, const char *buf, size_t len, in
     return n;
 }
 
-/* First occurrence of literal k in buf[from..len), or SIZE_MAX: memchr
- * (vectorised in glibc) for the literal's rarest byte, then memcmp. */
+/* First occurrence of literal k in buf[from..len), or SIZE_MAX. Sixteen
+ * candidate starts at a time are tested on the literal's two rarest bytes
+ * (SSE2, part of x86-64), the survivors confirmed with memcmp. */
 static size_t lit_find(const struct prefilter *pf, int k, const char *buf, size_t from,
                        size_t len) {
-    size_t ll = pf->len[k], r = pf->rare[k];
+    size_t ll = pf->len[k], r1 = pf->rare[k][0], r2 = pf->rare[k][1];
     const char *lit = pf->lit[k];
-    while (from + ll <= len) {
-        const char *q = memchr(buf + from + r, (unsigned char)lit[r], len - from - ll + 1);
-        if (!q)
-            return SIZE_MAX;
-        size_t at = (size_t)(q - buf) - r;
-        if (memcmp(buf + at, lit, ll) == 0)
-            return at;
-        from = at + 1;
+    if (from + ll > len)
+        return SIZE_MAX;
+    size_t last = len - ll; /* the last possible start */
+    size_t i = from;
+#ifdef __SSE2__
+    const __m128i a = _mm_set1_epi8(lit[r1]), b = _mm_set1_epi8(lit[r2]);
+    /* Starts i..i+15 are all <= last, so the loads end at last + ll - 1 < len. */
+    for (; i + 16 <= last + 1; i += 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(buf + i + r1));
+        __m128i y = _mm_loadu_si128((const __m128i *)(const void *)(buf + i + r2));
+        unsigned mask = (unsigned)_mm_movemask_epi8(
+            _mm_and_si128(_mm_cmpeq_epi8(x, a), _mm_cmpeq_epi8(y, b)));
+        while (mask) {
+            size_t at = i + (size_t)__builtin_ctz(mask);
+            if (memcmp(buf + at, lit, ll) == 0)
+                return at;
+            mask &= mask - 1;
+        }
     }
+#endif
+    for (; i <= last; i++)
+        if (buf[i + r1] == lit[r1] && memcmp(buf + i, lit, ll) == 0)
+            return i;
     return SIZE_MAX;
 }
 

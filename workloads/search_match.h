@@ -20,7 +20,7 @@
 struct prefilter {
     int n;
     size_t len[PREFILTER_MAX];
-    size_t rare[PREFILTER_MAX]; /* offset of the literal's rarest byte: the one scanned for */
+    size_t rare[PREFILTER_MAX][2]; /* offsets of the two rarest bytes: those scanned for */
     char lit[PREFILTER_MAX][PREFILTER_LEN];
 };
 

@@ -178,6 +178,25 @@ static void test_prefilter_counts(void) {
             CHECKF(f1 == f2 && (f1 == 0 || fe2 == fe3), "'%s' on buffer %zu: first match ends "
                    "%zu (prefilter), %zu (per line)", pats[i], b, fe2, fe3);
         }
+    /* The literal at every offset of a buffer longer than the 16-byte scan
+     * blocks, up to its very end, next to near misses. */
+    for (int pos = 0; pos + 5 <= 64; pos++) {
+        char b[65];
+        memset(b, 'a', 64);
+        b[64] = 0;
+        b[20] = b[41] = '\n';
+        memcpy(b + 9, "Errox", 5);
+        memcpy(b + 30, "rror", 4);
+        memcpy(b + pos, "Error", 5);
+        size_t fe1;
+        const char *pp[] = {"\\w+Error", "\\w*Error\\b|x\\w+", "a\\w*rro(?:x|r)", NULL};
+        for (int i = 0; pp[i]; i++) {
+            int64_t pf = count_how(pp[i], b, PREFILTER, 0, &fe1);
+            int64_t line = count_how(pp[i], b, PER_LINE, 0, &fe1);
+            CHECKF(pf == line, "'%s', literal at %d: prefilter %lld, per line %lld", pp[i],
+                   pos, (long long)pf, (long long)line);
+        }
+    }
     size_t fe;
     CHECK(count_how("\\w+Error\\b", bufs[0], PREFILTER, 0, &fe) == 2);
     CHECK(count_how("(\\w+)->\\1", bufs[1], PREFILTER, 0, &fe) == 3);
