@@ -289,6 +289,24 @@ static int find(struct matcher *m, const char *s, size_t len, size_t start, char
     return -1;
 }
 
+/* Match the line buf[ls, le) on its own, as ripgrep does, counting it into
+ * *n. Returns -1 on a PCRE2 failure, 1 when stop_first and it matched
+ * (*first_end set past its '\n'), else 0. */
+static int match_line(struct matcher *m, const char *buf, size_t ls, size_t le, size_t len,
+                      int64_t *n, int stop_first, size_t *first_end, char *err, size_t errlen) {
+    int r = find(m, buf + ls, le - ls, 0, err, errlen);
+    if (r < 0)
+        return -1;
+    if (r) {
+        (*n)++;
+        if (stop_first) {
+            *first_end = le < len ? le + 1 : le;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static int64_t count_per_line(struct matcher *m, const char *buf, size_t len, int stop_first,
                               size_t *first_end, char *err, size_t errlen) {
     int64_t n = 0;
@@ -296,16 +314,9 @@ static int64_t count_per_line(struct matcher *m, const char *buf, size_t len, in
     while (ls < len) {
         const char *nl = memchr(buf + ls, '\n', len - ls);
         size_t le = nl ? (size_t)(nl - buf) : len;
-        int r = find(m, buf + ls, le - ls, 0, err, errlen);
-        if (r < 0)
-            return -1;
-        if (r) {
-            n++;
-            if (stop_first) {
-                *first_end = nl ? le + 1 : le;
-                return n;
-            }
-        }
+        int r = match_line(m, buf, ls, le, len, &n, stop_first, first_end, err, errlen);
+        if (r)
+            return r < 0 ? -1 : n;
         ls = le + 1;
     }
     return n;
@@ -372,16 +383,9 @@ static int64_t count_prefiltered(struct matcher *m, const char *buf, size_t len,
             ls = (size_t)(p - buf) + 1;
         const char *nl = memchr(buf + at, '\n', len - at);
         size_t le = nl ? (size_t)(nl - buf) : len;
-        int r = find(m, buf + ls, le - ls, 0, err, errlen);
-        if (r < 0)
-            return -1;
-        if (r) {
-            n++;
-            if (stop_first) {
-                *first_end = nl ? le + 1 : le;
-                return n;
-            }
-        }
+        int r = match_line(m, buf, ls, le, len, &n, stop_first, first_end, err, errlen);
+        if (r)
+            return r < 0 ? -1 : n;
         ls = le + 1;
     }
     return n;
