@@ -254,14 +254,14 @@ static int run_point(struct config *cfg, int64_t t_start) {
     sigprocmask(SIG_BLOCK, &mask, &old);
     c.sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
 
-    /* What the servers are, asked once here so no worker pays for it. */
+    /* What serves each workload, asked once here so no worker pays for it. */
     json_t *servers = json_object();
     for (unsigned w = 0; w < c.r.lay.nwl; w++) {
         const struct workload *wl = c.r.lay.wl[w];
         char v[256];
-        if (!wl->server_version)
+        if (!wl->backend)
             continue;
-        if (wl->server_version(cfg, v, sizeof v) == 0)
+        if (wl->backend(cfg, v, sizeof v) == 0)
             json_object_set_new(servers, wl->name, json_string(v));
         else
             json_object_set_new(servers, wl->name, json_null());

@@ -397,8 +397,8 @@ json_t *inventory_json(const struct config *cfg, json_t *warnings) {
     governor_warning(root, warnings);
     swap_warning(root, warnings);
 
-    /* Server versions come from the servers themselves (the S3 and SQL
-     * clients know them); the coordinator fills these when it can. */
+    /* Server versions come from the workloads themselves (system.backends,
+     * filled by the coordinator through each workload's backend hook). */
     json_object_set_new(sys, "harness_version", json_string(AOPS_GIT));
     json_object_set_new(sys, "compiler", json_string(AOPS_CC));
     json_object_set_new(sys, "command_line", json_string(cfg->cmdline));

@@ -224,7 +224,7 @@ json_t *results_build(const struct run_report *rep) {
 
     json_t *system = inventory_json(cfg, warnings);
     if (rep->servers)
-        json_object_set(system, "servers", rep->servers);
+        json_object_set(system, "backends", rep->servers);
     int cores = inventory_physical_cores(cfg);
     double aops = wall > 0 ? (double)ops / wall : 0;
     double watts = rep->tel ? telemetry_mean_power(rep->tel) : -1;

@@ -32,7 +32,7 @@ struct run_report {
     struct telemetry *tel;
     const char *cgroups; /* description, or NULL with --no-cgroups */
     double startup_seconds; /* command start to barrier release */
-    json_t *servers;        /* {"s3": "MinIO ...", "db": "10.11..."} asked before the run */
+    json_t *servers;        /* backends: {"s3": "MinIO ...", "db": "10.11...", "search": "io_uring"} */
 };
 
 /* Build the whole result; adds invalid reasons found while merging. */

@@ -407,7 +407,7 @@ const struct workload db_workload = {
     .open = db_open,
     .run = db_run,
     .close = db_close,
-    .server_version = db_server_version,
+    .backend = db_server_version,
 };
 
 const char *db_workload_class(unsigned pattern) {

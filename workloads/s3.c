@@ -283,5 +283,5 @@ const struct workload s3_workload = {
     .open = s3_open,
     .run = s3_run,
     .close = s3_close,
-    .server_version = s3_server_version,
+    .backend = s3_server_version,
 };

@@ -91,6 +91,21 @@ static int load_patterns(struct search_state *s, const char *file, char *err, si
     return rc;
 }
 
+/* For the inventory: the file reader the workers will use. io_uring unless
+ * the kernel or a sandbox (seccomp) refuses it; then open() falls back to
+ * pread, and the result says so rather than hiding it. */
+static int search_backend(const struct config *cfg, char *out, size_t len) {
+    (void)cfg;
+    char err[256];
+    struct engine *e = engine_open(READER_URING, err, sizeof err);
+    if (e) {
+        engine_close(e);
+        snprintf(out, len, "io_uring");
+    } else
+        snprintf(out, len, "pread (io_uring unavailable: %s)", err);
+    return 0;
+}
+
 static void *search_open(const struct config *cfg, unsigned worker, char *err, size_t len) {
     (void)worker;
     if (corpus_check(cfg, err, len) < 0)
@@ -144,4 +159,5 @@ const struct workload search_workload = {
     .open = search_open,
     .run = search_run,
     .close = search_close,
+    .backend = search_backend,
 };

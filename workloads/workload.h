@@ -53,9 +53,10 @@ struct workload {
 
     void (*close)(void *state);
 
-    /* Optional: the server's product and version for the inventory, asked
-     * once by the coordinator before the run. 0, or -1 with out = reason. */
-    int (*server_version)(const struct config *cfg, char *out, size_t len);
+    /* Optional: what serves this workload, for the inventory (the server's
+     * product and version; search: the file reader in use), asked once by
+     * the coordinator before the run. 0, or -1 with out = the reason. */
+    int (*backend)(const struct config *cfg, char *out, size_t len);
 };
 
 /* The table, in the order of a phased cycle. */
