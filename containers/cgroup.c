@@ -75,9 +75,9 @@ static int has_opt(const char *opts, const char *want) {
     return 0;
 }
 
-static void find_mounts(struct mounts *m) {
+static void find_mounts_in(const char *mountinfo, struct mounts *m) {
     memset(m, 0, sizeof *m);
-    FILE *f = fopen("/proc/self/mountinfo", "r");
+    FILE *f = fopen(mountinfo, "r");
     if (!f)
         return;
     char line[2048];
@@ -104,10 +104,15 @@ static void find_mounts(struct mounts *m) {
     fclose(f);
 }
 
-/* The coordinator's own cgroup path for a v1 controller ("memory") or v2 (""). */
-static void own_path(const char *controller, char *out, size_t len) {
+static void find_mounts(struct mounts *m) {
+    find_mounts_in("/proc/self/mountinfo", m);
+}
+
+/* A process's cgroup path (from a /proc/PID/cgroup file) for a v1
+ * controller ("memory") or v2 (""). */
+static void own_path_in(const char *file, const char *controller, char *out, size_t len) {
     snprintf(out, len, "/");
-    FILE *f = fopen("/proc/self/cgroup", "r");
+    FILE *f = fopen(file, "r");
     if (!f)
         return;
     char line[1024];
@@ -127,6 +132,11 @@ static void own_path(const char *controller, char *out, size_t len) {
     }
     fclose(f);
 }
+
+static void own_path(const char *controller, char *out, size_t len) {
+    own_path_in("/proc/self/cgroup", controller, out, len);
+}
+
 
 static void join(char *out, size_t len, const char *mnt, const char *path) {
     if (!strcmp(path, "/"))
@@ -392,4 +402,27 @@ int cgroups_remove_stale(void) {
             removed += sweep_dir(m.v2, "cgroup.procs");
     }
     return removed;
+}
+
+int cgroups_probe_files(const char *mountinfo, const char *cgroup_file, char *mem_dir,
+                        char *cpu_dir, size_t len) {
+    struct mounts m;
+    char own[PATHLEN];
+    find_mounts_in(mountinfo, &m);
+    mem_dir[0] = cpu_dir[0] = 0;
+    if (m.v1_memory[0]) {
+        own_path_in(cgroup_file, "memory", own, sizeof own);
+        join(mem_dir, len, m.v1_memory, own);
+        if (m.v1_cpu[0]) {
+            own_path_in(cgroup_file, "cpu", own, sizeof own);
+            join(cpu_dir, len, m.v1_cpu, own);
+        }
+        return CG_V1;
+    }
+    if (m.v2[0]) {
+        own_path_in(cgroup_file, "", own, sizeof own);
+        join(mem_dir, len, m.v2, own);
+        return CG_V2;
+    }
+    return 0;
 }

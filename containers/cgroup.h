@@ -33,6 +33,12 @@ const char *cgroups_describe(const struct cgroups *cg); /* "v1 memory,cpu at ...
  * how many were removed. */
 int cgroups_remove_stale(void);
 
+/* For tests: which hierarchy a mountinfo and a /proc/PID/cgroup file give,
+ * and the directories worker cgroups would be made in (v2: before the
+ * fall-back to the root). Returns CG_V1, CG_V2 or 0 for none. */
+int cgroups_probe_files(const char *mountinfo, const char *cgroup_file, char *mem_dir,
+                        char *cpu_dir, size_t len);
+
 /* For tests: the directory of worker i's cgroup for the memory controller. */
 const char *cgroups_memory_path(const struct cgroups *cg, unsigned i);
 

@@ -1,0 +1,32 @@
+/* test_cgroup.c -- which hierarchy the cgroup layer picks and where it makes
+ * the worker cgroups, from fixture mountinfo and /proc/PID/cgroup files: this
+ * machine's v1/v2 hybrid, a pure v2 host, and v1 with cpu,cpuacct co-mounted.
+ * (The live limits, OOM and cleanup are tested against the real kernel in
+ * tests/integration/test_coordinator.sh.) */
+#include <string.h>
+
+#include "../../containers/cgroup.h"
+#include "unit.h"
+
+#define FX "tests/fixtures/cgroup/"
+
+int main(void) {
+    char mem[512], cpu[512];
+    int mode = cgroups_probe_files(FX "hybrid.mountinfo", FX "hybrid.cgroup", mem, cpu, 512);
+    CHECK(mode == CG_V1);
+    CHECKF(!strcmp(mem, "/sys/fs/cgroup/memory/process_api/6f29"), "%s", mem);
+    CHECKF(!strcmp(cpu, "/sys/fs/cgroup/cpu"), "%s", cpu);
+
+    mode = cgroups_probe_files(FX "v2.mountinfo", FX "v2.cgroup", mem, cpu, 512);
+    CHECK(mode == CG_V2);
+    CHECKF(!strcmp(mem, "/sys/fs/cgroup/user.slice/user-1000.slice/session-3.scope"), "%s", mem);
+    CHECK(cpu[0] == 0);
+
+    mode = cgroups_probe_files(FX "v1-cpuacct.mountinfo", FX "v1-cpuacct.cgroup", mem, cpu, 512);
+    CHECK(mode == CG_V1);
+    CHECKF(!strcmp(mem, "/sys/fs/cgroup/memory/docker/abc"), "%s", mem);
+    CHECKF(!strcmp(cpu, "/sys/fs/cgroup/cpu,cpuacct/docker/abc"), "%s", cpu);
+
+    CHECK(cgroups_probe_files(FX "missing", FX "missing", mem, cpu, 512) == 0);
+    return unit_done("cgroup");
+}
