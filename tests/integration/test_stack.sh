@@ -5,18 +5,7 @@
 # stale pid files, a port already in use, credentials file format and mode.
 set -u
 HERE="$(cd "$(dirname "$0")" && pwd)"
-if [ -f "$HERE/../lib.sh" ]; then
-    . "$HERE/../lib.sh"
-else
-    ROOT="$(cd "$HERE/../.." && pwd)"; TMP="$(mktemp -d /tmp/aops-test.XXXXXX)"; FAILS=0
-    trap 'rm -rf "$TMP"' EXIT
-    fail() { echo "FAIL: $*" >&2; FAILS=$((FAILS + 1)); }
-    pass() { echo "ok: $*"; }
-    check() { local w=$1; shift; if "$@"; then pass "$w"; else fail "$w"; fi; }
-    check_eq() { if [ "$2" == "$3" ]; then pass "$1"; else fail "$1: expected '$2', got '$3'"; fi; }
-    check_contains() { case "$3" in *"$2"*) pass "$1" ;; *) fail "$1: '$2' not in: $3" ;; esac; }
-    finish() { [ "$FAILS" -eq 0 ]; exit $?; }
-fi
+. "$HERE/../lib.sh"
 STACK="$ROOT/scripts/stack"
 
 export AOPS_STACK_DIR="$TMP/stack"
