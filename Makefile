@@ -22,7 +22,7 @@ OBJS     := $(LIBSRCS:%.c=build/rel/%.o)
 ASANOBJS := $(LIBSRCS:%.c=build/asan/%.o)
 UNITBINS := $(TESTS:tests/unit/%.c=build/asan/tests/%)
 
-.PHONY: all asan setup demo test unit integration format clean stack-up stack-down
+.PHONY: all asan setup demo test test-corpus unit integration format clean stack-up stack-down
 all: harness
 
 harness: build/rel/coordinator/main.o build/rel/libaops.a
@@ -65,6 +65,10 @@ demo:
 # Unit tests (ASan/UBSan) and integration tests against the real stack.
 test: harness asan
 	tests/run
+
+# The ripgrep comparison on the real trees, every pattern (tens of minutes).
+test-corpus: harness
+	tests/run corpus
 
 unit: asan
 	tests/run unit

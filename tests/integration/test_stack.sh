@@ -48,6 +48,8 @@ check_contains "status: mariadb healthy" "mariadb: healthy" "$out"
 mpid="$(cat "$MP" 2>/dev/null)"; dpid="$(cat "$DP" 2>/dev/null)"
 check "minio pid file names a live process" test -n "$mpid" -a -d "/proc/$mpid"
 check "mariadb pid file names a live process" test -n "$dpid" -a -d "/proc/$dpid"
+check "the stack's processes name the stack dir (so the check after down means something)" \
+    bash -c "ps -eo pid,args | grep -F '$AOPS_STACK_DIR' | grep -v grep | grep -q ."
 
 # --- credentials -----------------------------------------------------------------------------
 C="$AOPS_STACK_DIR/credentials"
