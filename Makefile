@@ -14,7 +14,7 @@ SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 CFLAGS  += -DAOPS_GIT='"$(VERSION)"' -DAOPS_CC='"$(shell $(CC) --version | head -1)"'
 
-SRCS    := $(wildcard coordinator/*.c containers/*.c workloads/*.c workloads/*/*.c)
+SRCS    := $(wildcard common/*.c coordinator/*.c containers/*.c workloads/*.c workloads/*/*.c)
 LIBSRCS := $(filter-out coordinator/main.c,$(SRCS))
 TESTS   := $(wildcard tests/unit/test_*.c)
 
@@ -33,7 +33,7 @@ build/rel/libaops.a: $(OBJS)
 
 build/rel/%.o: %.c $(wildcard */*.h workloads/*/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -MMD -c -o $@ $<
+	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
 
 # AddressSanitizer + UBSan build of the harness and of the unit tests.
 asan: build/asan/harness $(UNITBINS)
@@ -50,7 +50,7 @@ build/asan/%.o: %.c $(wildcard */*.h workloads/*/*.h)
 
 build/asan/tests/%: tests/unit/%.c tests/unit/unit.h build/asan/libaops.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SAN) -Icoordinator -Iworkloads -Icontainers -o $@ $< build/asan/libaops.a $(LDLIBS)
+	$(CC) $(CFLAGS) $(SAN) -Icommon -Icoordinator -Iworkloads -Icontainers -o $@ $< build/asan/libaops.a $(LDLIBS)
 
 setup:
 	scripts/setup

@@ -29,32 +29,26 @@
 #include "../containers/cgroup.h"
 #include "commands.h"
 #include "csv.h"
-#include "options.h"
+#include "cmdline.h"
 #include "results.h"
 #include "run.h"
-#include "util.h"
+#include "../common/util.h"
 
 #define EXIT_INVALID 1
 #define EXIT_USAGE 2
 #define EXIT_SIGNAL 130
 
-/* The run's workloads in table order (s3, db, search), which is the phased order. */
-static int layout_build(const struct config *cfg, struct run_layout *lay, char *err,
-                        size_t errlen) {
+int layout_build(const struct config *cfg, struct run_layout *lay, char *err, size_t errlen) {
     memset(lay, 0, sizeof *lay);
-    char list[sizeof cfg->workloads + 2];
-    snprintf(list, sizeof list, ",%s,", cfg->workloads);
     for (int i = 0; workload_table[i]; i++) {
-        char needle[64];
-        snprintf(needle, sizeof needle, ",%s,", workload_table[i]->name);
-        if (!strstr(list, needle))
+        if (!(cfg->wl_mask >> i & 1))
             continue;
         if (lay->nwl == RUN_MAX_WL) {
-            snprintf(err, errlen, "too many workloads");
+            snprintf(err, errlen, "too many workloads (at most %d in one run)", RUN_MAX_WL);
             return -1;
         }
         lay->hist_base[lay->nwl] = lay->nhist;
-        lay->nhist += 2 + workload_table[i]->nclasses;
+        lay->nhist += lay_nhists_of(workload_table[i]);
         lay->ops_per_cycle += workload_table[i]->ops_per_cycle;
         lay->wl[lay->nwl++] = workload_table[i];
     }
@@ -102,13 +96,22 @@ static void raise_nofile(void) {
     }
 }
 
+/* One point's state, from setup to teardown. */
 struct coord {
     struct run_ctx r;
     struct worker_end *we;
     unsigned forked, alive;
-    int sfd;
-    int interrupted; /* signal number */
-    int stopping;    /* workers were told to stop */
+    int sfd;          /* signalfd: SIGINT, SIGTERM, SIGHUP, SIGCHLD */
+    sigset_t oldmask; /* restored at the end */
+    int ready_rd, release_wr; /* the coordinator's ends of the two pipes */
+    int interrupted;  /* signal number */
+    int stopping;     /* workers were told to stop */
+    int stalled;
+    int released;
+    int code;         /* exit code so far */
+    int64_t t_launch, t0;
+    json_t *reasons, *warnings, *servers;
+    struct telemetry *tel;
 };
 
 static void kill_all(struct coord *c, int sig) {
@@ -204,334 +207,383 @@ static const char *first_worker_error(struct coord *c) {
     return NULL;
 }
 
-/* One point: cfg->n workers, results into cfg->out. Returns the exit code.
- * t_start is when the command (or this sweep point) started. */
-static int run_point(struct config *cfg, int64_t t_start) {
+/* Record a reason the run is invalid, and say it on stderr. */
+static void invalid(struct coord *c, const char *msg) {
+    json_array_append_new(c->reasons, json_string(msg));
+    fprintf(stderr, "harness: %s\n", msg);
+    c->code = EXIT_INVALID;
+}
+
+/* Step 1: cgroups, the shared slots, the pipes, the signals, the servers'
+ * versions and the telemetry sampler. Returns 0, or an exit code with
+ * everything made so far undone. */
+static int coord_setup(struct coord *c, const struct config *cfg) {
     char err[1024];
-    struct coord c;
-    memset(&c, 0, sizeof c);
-    c.r.cfg = cfg;
-    c.r.coord_pid = getpid();
-    c.sfd = -1;
-    if (layout_build(cfg, &c.r.lay, err, sizeof err) != 0) {
+    c->r.cfg = cfg;
+    c->r.coord_pid = getpid();
+    c->sfd = c->ready_rd = c->release_wr = c->r.ready_fd = c->r.release_fd = -1;
+    if (layout_build(cfg, &c->r.lay, err, sizeof err) != 0) {
         fprintf(stderr, "harness: %s\n", err);
         return EXIT_USAGE;
     }
-    unsigned n = cfg->n;
-    json_t *reasons = json_array(), *warnings = json_array();
-    int code = 0;
-
+    c->reasons = json_array();
+    c->warnings = json_array();
+    c->servers = json_object();
     if (!cfg->no_cgroups) {
         cgroups_remove_stale();
-        c.r.cg = cgroups_create((unsigned)getpid(), n, cfg->memory_limit, cfg->cpus_per_container,
-                                err, sizeof err);
-        if (!c.r.cg) {
+        c->r.cg = cgroups_create((unsigned)getpid(), cfg->n, cfg->memory_limit,
+                                 cfg->cpus_per_container, err, sizeof err);
+        if (!c->r.cg) {
             fprintf(stderr, "harness: %s\n", err);
-            json_decref(reasons);
-            json_decref(warnings);
             return EXIT_INVALID;
         }
     }
-    c.r.shm = mmap(NULL, (size_t)n * c.r.lay.slot_size, PROT_READ | PROT_WRITE,
-                   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    c.we = calloc(n, sizeof *c.we);
+    c->r.shm = mmap(NULL, (size_t)cfg->n * c->r.lay.slot_size, PROT_READ | PROT_WRITE,
+                    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (c->r.shm == MAP_FAILED)
+        c->r.shm = NULL;
+    c->we = calloc(cfg->n, sizeof *c->we);
     int ready[2] = {-1, -1}, release[2] = {-1, -1};
-    if (c.r.shm == MAP_FAILED || !c.we || pipe2(ready, O_CLOEXEC) || pipe2(release, O_CLOEXEC)) {
+    if (!c->r.shm || !c->we || pipe2(ready, O_CLOEXEC) || pipe2(release, O_CLOEXEC)) {
         fprintf(stderr, "harness: cannot set up the run: %s\n", strerror(errno));
-        cgroups_destroy(c.r.cg);
         return EXIT_INVALID;
     }
-    c.r.ready_fd = ready[1];
-    c.r.release_fd = release[0];
-    fcntl(ready[0], F_SETFL, O_NONBLOCK);
+    c->ready_rd = ready[0], c->r.ready_fd = ready[1];
+    c->r.release_fd = release[0], c->release_wr = release[1];
+    fcntl(c->ready_rd, F_SETFL, O_NONBLOCK);
 
-    sigset_t mask, old;
+    sigset_t mask;
     sigemptyset(&mask);
     sigaddset(&mask, SIGINT);
     sigaddset(&mask, SIGTERM);
     sigaddset(&mask, SIGHUP);
     sigaddset(&mask, SIGCHLD);
-    sigprocmask(SIG_BLOCK, &mask, &old);
-    c.sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+    sigprocmask(SIG_BLOCK, &mask, &c->oldmask);
+    c->sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+    if (c->sfd < 0) { /* without it Ctrl-C would never be seen */
+        fprintf(stderr, "harness: cannot watch for signals (signalfd): %s\n", strerror(errno));
+        sigprocmask(SIG_SETMASK, &c->oldmask, NULL);
+        return EXIT_INVALID;
+    }
 
     /* What serves each workload, asked once here so no worker pays for it. */
-    json_t *servers = json_object();
-    for (unsigned w = 0; w < c.r.lay.nwl; w++) {
-        const struct workload *wl = c.r.lay.wl[w];
+    for (unsigned w = 0; w < c->r.lay.nwl; w++) {
+        const struct workload *wl = c->r.lay.wl[w];
         char v[256];
-        if (!wl->backend)
-            continue;
-        if (wl->backend(cfg, v, sizeof v) == 0)
-            json_object_set_new(servers, wl->name, json_string(v));
-        else
-            json_object_set_new(servers, wl->name, json_null());
+        if (wl->backend)
+            json_object_set_new(c->servers, wl->name,
+                                wl->backend(cfg, v, sizeof v) == 0 ? json_string(v) : json_null());
     }
-    struct telemetry *tel = telemetry_new(cfg);
+    c->tel = telemetry_new(cfg);
+    return 0;
+}
+
+/* Step 2: fork the workers. Each joins its cgroup, opens its workloads and
+ * reports ready (worker.c). */
+static void coord_launch(struct coord *c) {
+    const struct config *cfg = c->r.cfg;
     fflush(NULL);
-    int64_t t_launch = now_ns();
-    for (unsigned i = 0; i < n; i++) {
+    c->t_launch = now_ns();
+    for (unsigned i = 0; i < cfg->n; i++) {
         pid_t pid = fork();
         if (pid < 0) {
-            snprintf(err, sizeof err, "cannot start worker %u of %u: %s", i, n, strerror(errno));
-            json_array_append_new(reasons, json_string(err));
-            fprintf(stderr, "harness: %s\n", err);
-            code = EXIT_INVALID;
+            char err[256];
+            snprintf(err, sizeof err, "cannot start worker %u of %u: %s", i, cfg->n,
+                     strerror(errno));
+            invalid(c, err);
             break;
         }
         if (pid == 0) {
-            close(ready[0]);
-            close(release[1]);
-            close(c.sfd);
-            sigprocmask(SIG_SETMASK, &old, NULL);
-            worker_main(&c.r, i);
+            close(c->ready_rd);
+            close(c->release_wr);
+            close(c->sfd);
+            sigprocmask(SIG_SETMASK, &c->oldmask, NULL);
+            worker_main(&c->r, i);
         }
-        c.we[i].pid = pid;
-        c.we[i].oom_killed = -1;
-        c.forked++;
-        c.alive++;
+        c->we[i].pid = pid;
+        c->we[i].oom_killed = -1;
+        c->forked++;
+        c->alive++;
     }
-    close(ready[1]);
-    close(release[0]);
+    /* The workers hold these ends now; EOF on ready means they are all gone. */
+    close(c->r.ready_fd);
+    close(c->r.release_fd);
+    c->r.ready_fd = c->r.release_fd = -1;
+}
 
-    /* Wait at the barrier: every worker ready, or one failed, or a signal. */
+/* A worker that died before it was ready: why, for the reasons. */
+static int check_early_deaths(struct coord *c) {
+    for (unsigned i = 0; i < c->forked; i++) {
+        if (!c->we[i].reaped || atomic_load(&run_slot(&c->r, i)->phase) == PH_READY)
+            continue;
+        struct worker_slot *s = run_slot(&c->r, i);
+        if (!s->error[0])
+            snprintf(s->error, sizeof s->error, "worker %u died before the start: %s%s", i,
+                     WIFSIGNALED(c->we[i].status) ? strsignal(WTERMSIG(c->we[i].status))
+                                                  : "exited",
+                     c->we[i].oom_killed == 1 ? " (out of memory: raise --memory-limit)" : "");
+        return 1;
+    }
+    return 0;
+}
+
+/* Step 3: wait at the barrier until every worker is ready (or one failed,
+ * or a signal, or nobody got ready for --stall-timeout), then release them
+ * all at once by closing the pipe they block on. */
+static void coord_barrier(struct coord *c) {
+    const struct config *cfg = c->r.cfg;
     unsigned nready = 0;
     int64_t last_ready = now_ns();
-    while (code == 0 && nready < n) {
-        struct pollfd p[2] = {{c.sfd, POLLIN, 0}, {ready[0], POLLIN, 0}};
+    int failed = 0;
+    while (c->code == 0 && !failed && nready < cfg->n) {
+        struct pollfd p[2] = {{c->sfd, POLLIN, 0}, {c->ready_rd, POLLIN, 0}};
         poll(p, 2, 200);
-        handle_signals(&c);
+        handle_signals(c);
         char buf[256];
         ssize_t k;
-        while ((k = read(ready[0], buf, sizeof buf)) > 0)
+        while ((k = read(c->ready_rd, buf, sizeof buf)) > 0)
             for (ssize_t j = 0; j < k; j++) {
                 if (buf[j] == 'R') {
                     nready++;
                     last_ready = now_ns();
                 } else
-                    code = EXIT_INVALID;
+                    failed = 1;
             }
-        if (c.interrupted)
+        if (c->interrupted)
             break;
-        if (code == 0 && c.alive < c.forked) { /* died before it was ready */
-            for (unsigned i = 0; i < c.forked && code == 0; i++) {
-                if (!c.we[i].reaped || atomic_load(&run_slot(&c.r, i)->phase) == PH_READY)
-                    continue;
-                struct worker_slot *s = run_slot(&c.r, i);
-                if (!s->error[0])
-                    snprintf(s->error, sizeof s->error, "worker %u died before the start: %s%s",
-                             i,
-                             WIFSIGNALED(c.we[i].status) ? strsignal(WTERMSIG(c.we[i].status))
-                                                         : "exited",
-                             c.we[i].oom_killed == 1 ? " (out of memory: raise --memory-limit)"
-                                                     : "");
-                code = EXIT_INVALID;
-            }
-        }
-        if (code == 0 && (double)(now_ns() - last_ready) / 1e9 > cfg->stall_timeout) {
+        if (!failed && c->alive < c->forked)
+            failed = check_early_deaths(c);
+        if (!failed && (double)(now_ns() - last_ready) / 1e9 > cfg->stall_timeout) {
+            char err[256];
             snprintf(err, sizeof err, "%u of %u workers not ready after %.0f s (--stall-timeout)",
-                     n - nready, n, cfg->stall_timeout);
-            json_array_append_new(reasons, json_string(err));
-            fprintf(stderr, "harness: %s\n", err);
-            code = EXIT_INVALID;
+                     cfg->n - nready, cfg->n, cfg->stall_timeout);
+            invalid(c, err);
         }
     }
-    int released = 0;
-    int64_t t0 = 0;
-    if (code || c.interrupted) {
-        const char *e = first_worker_error(&c);
-        if (e && code) {
-            fprintf(stderr, "harness: %s\n", e);
-            json_array_append_new(reasons, json_string(e));
-        }
-        kill_all(&c, SIGKILL);
-        close(release[1]);
+    if (failed) {
+        const char *e = first_worker_error(c);
+        invalid(c, e ? e : "a worker failed before the start");
+    }
+    if (c->code || c->interrupted) {
+        kill_all(c, SIGKILL);
+        close(c->release_wr); /* EOF after a kill: nobody runs */
     } else {
         if (!cfg->quiet)
-            fprintf(stderr, "harness: %u workers ready in %.2f s; released\n", n,
-                    (double)(now_ns() - t_launch) / 1e9);
-        t0 = now_ns();
-        telemetry_begin(tel, t0);
-        close(release[1]); /* the barrier */
-        released = 1;
+            fprintf(stderr, "harness: %u workers ready in %.2f s; released\n", cfg->n,
+                    (double)(now_ns() - c->t_launch) / 1e9);
+        c->t0 = now_ns();
+        telemetry_begin(c->tel, c->t0);
+        close(c->release_wr); /* the barrier */
+        c->released = 1;
     }
+    c->release_wr = -1;
+}
 
-    /* The run: until every worker is reaped. */
-    uint64_t expected = (uint64_t)n * cfg->cycles * c.r.lay.ops_per_cycle;
+/* Step 4: the run, until every worker is reaped: telemetry samples, the
+ * progress line, stall detection. */
+static void coord_loop(struct coord *c) {
+    const struct config *cfg = c->r.cfg;
+    int64_t t0 = c->t0;
+    uint64_t expected = (uint64_t)cfg->n * cfg->cycles * c->r.lay.ops_per_cycle;
     int64_t interval = (int64_t)(cfg->sample_interval * 1e9);
     int64_t next_sample = t0 + interval, next_tick = t0;
     uint64_t last_done = 0;
     int64_t last_change = t0;
-    int stalled = 0;
-    while (released && c.alive > 0) {
+    while (c->released && c->alive > 0) {
         int64_t now = now_ns();
         int64_t due = next_sample < next_tick ? next_sample : next_tick;
         int ms = due > now ? (int)((due - now) / 1000000) + 1 : 0;
-        struct pollfd p = {c.sfd, POLLIN, 0};
+        struct pollfd p = {c->sfd, POLLIN, 0};
         poll(&p, 1, ms);
-        handle_signals(&c);
+        handle_signals(c);
         now = now_ns();
         if (now >= next_sample) {
-            telemetry_sample(tel, now);
+            telemetry_sample(c->tel, now);
             next_sample += interval;
             if (next_sample < now)
                 next_sample = now + interval;
         }
         if (now >= next_tick) {
-            progress(&c, t0, expected, 0);
+            progress(c, t0, expected, 0);
             next_tick = now + 250000000;
         }
-        uint64_t d = total_done(&c);
+        uint64_t d = total_done(c);
         if (d != last_done) {
             last_done = d;
             last_change = now;
-        } else if (!c.stopping && (double)(now - last_change) / 1e9 > cfg->stall_timeout) {
-            stalled = 1;
+        } else if (!c->stopping && (double)(now - last_change) / 1e9 > cfg->stall_timeout) {
+            char err[256];
+            c->stalled = 1;
             snprintf(err, sizeof err,
                      "stall: no operation completed for %.0f s with %llu operations left "
                      "(--stall-timeout)",
                      cfg->stall_timeout, (unsigned long long)(expected - d));
-            json_array_append_new(reasons, json_string(err));
+            json_array_append_new(c->reasons, json_string(err));
             fprintf(stderr, "\nharness: %s\n", err);
-            kill_all(&c, SIGKILL);
+            kill_all(c, SIGKILL);
         }
     }
-    if (released) {
-        telemetry_sample(tel, now_ns());
-        progress(&c, t0, expected, 1);
+    if (c->released) {
+        telemetry_sample(c->tel, now_ns());
+        progress(c, t0, expected, 1);
     }
-    reap_all(&c, 5000);
-    sigprocmask(SIG_SETMASK, &old, NULL);
-    close(c.sfd);
-    close(ready[0]);
+    reap_all(c, 5000);
+}
 
-    /* What happened to each worker, as reasons a person can act on. */
-    for (unsigned i = 0; i < c.forked; i++) {
-        struct worker_end *we = &c.we[i];
-        struct worker_slot *s = run_slot(&c.r, i);
+/* Step 5: what happened to each worker, as reasons a person can act on. */
+static void coord_postmortem(struct coord *c) {
+    const struct config *cfg = c->r.cfg;
+    char err[1024];
+    for (unsigned i = 0; i < c->forked; i++) {
+        struct worker_end *we = &c->we[i];
+        struct worker_slot *s = run_slot(&c->r, i);
         if (we->oom_killed == 1) {
             snprintf(err, sizeof err,
                      "container %u was OOM-killed by its %llu-byte memory limit (--memory-limit)",
                      i, (unsigned long long)cfg->memory_limit);
-            json_array_append_new(reasons, json_string(err));
-        } else if (WIFSIGNALED(we->status) && !c.interrupted && !stalled && released) {
+            json_array_append_new(c->reasons, json_string(err));
+        } else if (WIFSIGNALED(we->status) && !c->interrupted && !c->stalled && c->released) {
             snprintf(err, sizeof err, "container %u crashed: %s", i,
                      strsignal(WTERMSIG(we->status)));
-            json_array_append_new(reasons, json_string(err));
+            json_array_append_new(c->reasons, json_string(err));
         } else if (s->fatal) {
             snprintf(err, sizeof err, "container %u stopped: %s", i, s->error);
-            json_array_append_new(reasons, json_string(err));
+            json_array_append_new(c->reasons, json_string(err));
         }
     }
-    if (c.interrupted) {
-        snprintf(err, sizeof err, "interrupted by %s", strsignal(c.interrupted));
-        json_array_append_new(reasons, json_string(err));
+    if (c->interrupted) {
+        snprintf(err, sizeof err, "interrupted by %s", strsignal(c->interrupted));
+        json_array_append_new(c->reasons, json_string(err));
     }
+}
 
+/* Step 6: result.json, CSV, the summary; the exit code. */
+static void coord_write(struct coord *c, int64_t t_start) {
+    const struct config *cfg = c->r.cfg;
+    char err[1024];
     struct run_report rep = {
-        .r = &c.r,
-        .workers = c.we,
-        .t0 = t0,
-        .released = released,
-        .reasons = reasons,
-        .warnings = warnings,
-        .tel = tel,
-        .cgroups = c.r.cg ? cgroups_describe(c.r.cg) : NULL,
-        .startup_seconds = (double)(t0 - t_start) / 1e9,
-        .servers = servers,
+        .r = &c->r,
+        .workers = c->we,
+        .t0 = c->t0,
+        .released = c->released,
+        .reasons = c->reasons,
+        .warnings = c->warnings,
+        .tel = c->tel,
+        .cgroups = c->r.cg ? cgroups_describe(c->r.cg) : NULL,
+        .startup_seconds = (double)(c->t0 - t_start) / 1e9,
+        .servers = c->servers,
     };
     json_t *res = results_build(&rep);
+    if (!res) {
+        fprintf(stderr, "harness: out of memory building the result\n");
+        c->code = EXIT_INVALID;
+        return;
+    }
     if (results_write(res, cfg->out, err, sizeof err) != 0) {
         fprintf(stderr, "harness: %s\n", err);
-        code = EXIT_INVALID;
+        c->code = EXIT_INVALID;
     }
     if (cfg->csv_dir[0] && csv_export(res, cfg->csv_dir, err, sizeof err) != 0) {
         fprintf(stderr, "harness: %s\n", err);
-        code = EXIT_INVALID;
+        c->code = EXIT_INVALID;
     }
-    if (!cfg->quiet || !json_is_true(json_object_get(res, "valid")))
+    int valid = json_is_true(json_object_get(res, "valid"));
+    if (!cfg->quiet || !valid)
         results_print_summary(res, cfg->out, stdout);
-    const char *first_reason = json_string_value(json_array_get(reasons, 0));
-    if (!json_is_true(json_object_get(res, "valid")) && code == 0)
-        code = EXIT_INVALID;
-    if (code && first_reason && released)
+    const char *first_reason = json_string_value(json_array_get(c->reasons, 0));
+    if (!valid && c->code == 0)
+        c->code = EXIT_INVALID;
+    if (c->code && first_reason && c->released)
         fprintf(stderr, "harness: run invalid: %s\n", first_reason);
-    if (c.interrupted)
-        code = EXIT_SIGNAL;
-
+    if (c->interrupted)
+        c->code = EXIT_SIGNAL;
     json_decref(res);
-    json_decref(reasons);
-    json_decref(warnings);
-    json_decref(servers);
-    telemetry_free(tel);
-    cgroups_destroy(c.r.cg);
-    munmap(c.r.shm, (size_t)n * c.r.lay.slot_size);
-    free(c.we);
-    return code;
 }
 
-static int parse_all(struct config *cfg, int argc, char **argv, int first) {
+/* Step 7: undo everything setup made; safe on a half-made coord. */
+static void coord_teardown(struct coord *c) {
+    if (c->sfd >= 0) {
+        sigprocmask(SIG_SETMASK, &c->oldmask, NULL);
+        close(c->sfd);
+    }
+    int fds[] = {c->ready_rd, c->release_wr, c->r.ready_fd, c->r.release_fd};
+    for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    json_decref(c->reasons);
+    json_decref(c->warnings);
+    json_decref(c->servers);
+    telemetry_free(c->tel);
+    cgroups_destroy(c->r.cg);
+    if (c->r.shm)
+        munmap(c->r.shm, (size_t)c->r.cfg->n * c->r.lay.slot_size);
+    free(c->we);
+}
+
+/* One point: cfg->n workers, results into cfg->out. Returns the exit code.
+ * t_start is when the command (or this sweep point) started. */
+static int run_point(const struct config *cfg, int64_t t_start) {
+    struct coord c;
+    memset(&c, 0, sizeof c);
+    int rc = coord_setup(&c, cfg);
+    if (rc != 0) {
+        coord_teardown(&c);
+        return rc;
+    }
+    coord_launch(&c);
+    coord_barrier(&c);
+    coord_loop(&c);
+    coord_postmortem(&c);
+    coord_write(&c, t_start);
+    rc = c.code;
+    coord_teardown(&c);
+    return rc;
+}
+
+/* Options for run and prepare: exit 2 on bad usage, 0 after --help. */
+static int parse_all(struct config *cfg, int argc, char **argv, int *exit_code) {
     char err[1024] = "";
-    config_defaults(cfg);
-    for (int i = first; i < argc; i++)
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            options_usage(stdout);
-            exit(0);
-        }
-    if (config_load_credentials(cfg, err, sizeof err) != 0) {
+    int rc = options_load(cfg, argc, argv, 1, err, sizeof err);
+    if (rc == 1)
+        *exit_code = 0;
+    else if (rc != 0) {
         fprintf(stderr, "harness: %s\n", err);
-        return -1;
+        *exit_code = EXIT_USAGE;
     }
-    int k = options_parse(cfg, argc, argv, first, err, sizeof err);
-    if (k < 0) {
-        fprintf(stderr, "harness: %s\n", err);
-        return -1;
-    }
-    if (k < argc) {
-        fprintf(stderr, "harness: unexpected argument '%s' (see harness --help)\n", argv[k]);
-        return -1;
-    }
-    if (config_validate(cfg, err, sizeof err) != 0) {
-        fprintf(stderr, "harness: %s\n", err);
-        return -1;
-    }
-    return 0;
+    return rc;
 }
 
-int run_main(int argc, char **argv) {
-    static struct config cfg; /* large: keep it off the stack */
-    int64_t t_start = now_ns();
-    if (parse_all(&cfg, argc, argv, 1) != 0)
-        return EXIT_USAGE;
+static int run_cmd(struct config *cfg, int64_t t_start) {
     char err[1024];
-    if (make_out_dir(&cfg, err, sizeof err) != 0) {
+    if (make_out_dir(cfg, err, sizeof err) != 0) {
         fprintf(stderr, "harness: %s\n", err);
         return EXIT_USAGE;
     }
     raise_nofile();
     signal(SIGPIPE, SIG_IGN);
-    if (cfg.ncontainers == 1) {
-        cfg.n = cfg.containers[0];
-        return run_point(&cfg, t_start);
+    if (cfg->ncontainers == 1) {
+        cfg->n = cfg->containers[0];
+        return run_point(cfg, t_start);
     }
     /* A sweep: one point after another, each in RUN_DIR/points/<N>. */
-    char base[sizeof cfg.out];
-    snprintf(base, sizeof base, "%s", cfg.out);
+    char base[sizeof cfg->out];
+    snprintf(base, sizeof base, "%s", cfg->out);
     json_t *points = json_array();
     int worst = 0;
-    for (unsigned i = 0; i < cfg.ncontainers; i++) {
-        cfg.n = cfg.containers[i];
-        snprintf(cfg.out, sizeof cfg.out, "%s/points/%u", base, cfg.n);
-        if (make_out_dir(&cfg, err, sizeof err) != 0) {
+    for (unsigned i = 0; i < cfg->ncontainers; i++) {
+        cfg->n = cfg->containers[i];
+        snprintf(cfg->out, sizeof cfg->out, "%s/points/%u", base, cfg->n);
+        if (make_out_dir(cfg, err, sizeof err) != 0) {
             fprintf(stderr, "harness: %s\n", err);
             worst = EXIT_INVALID;
             break;
         }
-        fprintf(stderr, "harness: sweep point %u of %u: %u containers\n", i + 1, cfg.ncontainers,
-                cfg.n);
-        int rc = run_point(&cfg, now_ns());
+        fprintf(stderr, "harness: sweep point %u of %u: %u containers\n", i + 1, cfg->ncontainers,
+                cfg->n);
+        int rc = run_point(cfg, now_ns());
         char dir[64];
-        snprintf(dir, sizeof dir, "points/%u", cfg.n);
-        json_array_append_new(points, json_pack("{s:i, s:s}", "containers", (int)cfg.n, "dir", dir));
+        snprintf(dir, sizeof dir, "points/%u", cfg->n);
+        json_array_append_new(points, json_pack("{s:i, s:s}", "containers", (int)cfg->n, "dir", dir));
         if (rc > worst)
             worst = rc;
         if (rc == EXIT_SIGNAL)
@@ -539,7 +591,7 @@ int run_main(int argc, char **argv) {
     }
     json_t *sweep = json_pack("{s:i, s:o}", "schema_version", RESULT_SCHEMA_VERSION, "points",
                               points);
-    char path[sizeof cfg.out + 16];
+    char path[sizeof cfg->out + 16];
     snprintf(path, sizeof path, "%s/sweep.json", base);
     if (json_dump_file(sweep, path, JSON_INDENT(2)) != 0)
         fprintf(stderr, "harness: cannot write %s\n", path);
@@ -548,24 +600,35 @@ int run_main(int argc, char **argv) {
     return worst;
 }
 
-int prepare_main(int argc, char **argv) {
-    static struct config cfg;
-    if (parse_all(&cfg, argc, argv, 1) != 0)
-        return EXIT_USAGE;
+int run_main(int argc, char **argv) {
+    int64_t t_start = now_ns();
+    struct config *cfg = calloc(1, sizeof *cfg); /* large: keep it off the stack */
+    int rc = EXIT_INVALID;
+    if (!cfg)
+        fprintf(stderr, "harness: out of memory\n");
+    else if (parse_all(cfg, argc, argv, &rc) == 0)
+        rc = run_cmd(cfg, t_start);
+    if (cfg)
+        options_free(cfg);
+    free(cfg);
+    return rc;
+}
+
+static int prepare_cmd(struct config *cfg) {
     struct run_layout lay;
     char err[1024];
-    if (layout_build(&cfg, &lay, err, sizeof err) != 0) {
+    if (layout_build(cfg, &lay, err, sizeof err) != 0) {
         fprintf(stderr, "harness prepare: %s\n", err);
         return EXIT_USAGE;
     }
     /* Prepare for the largest point of a sweep. */
-    for (unsigned i = 0; i < cfg.ncontainers; i++)
-        if (cfg.containers[i] > cfg.n)
-            cfg.n = cfg.containers[i];
+    for (unsigned i = 0; i < cfg->ncontainers; i++)
+        if (cfg->containers[i] > cfg->n)
+            cfg->n = cfg->containers[i];
     for (unsigned w = 0; w < lay.nwl; w++) {
         int64_t t = now_ns();
         fprintf(stderr, "harness prepare: %s...\n", lay.wl[w]->name);
-        if (lay.wl[w]->prepare(&cfg, err, sizeof err) != 0) {
+        if (lay.wl[w]->prepare(cfg, err, sizeof err) != 0) {
             fprintf(stderr, "harness prepare: %s: %s\n", lay.wl[w]->name, err);
             return EXIT_INVALID;
         }
@@ -573,4 +636,17 @@ int prepare_main(int argc, char **argv) {
                 (double)(now_ns() - t) / 1e9);
     }
     return 0;
+}
+
+int prepare_main(int argc, char **argv) {
+    struct config *cfg = calloc(1, sizeof *cfg);
+    int rc = EXIT_INVALID;
+    if (!cfg)
+        fprintf(stderr, "harness prepare: out of memory\n");
+    else if (parse_all(cfg, argc, argv, &rc) == 0)
+        rc = prepare_cmd(cfg);
+    if (cfg)
+        options_free(cfg);
+    free(cfg);
+    return rc;
 }

@@ -14,9 +14,9 @@
 #include <unistd.h>
 
 #include "../containers/cgroup.h"
+#include "../common/util.h"
 #include "run.h"
 #include "schedule.h"
-#include "util.h"
 
 static void fail_ready(const struct run_ctx *r, struct worker_slot *s, int code) {
     atomic_store(&s->phase, PH_FAILED);
@@ -44,9 +44,8 @@ void worker_main(const struct run_ctx *r, unsigned id) {
     signal(SIGPIPE, SIG_IGN);
     signal(SIGTERM, SIG_DFL);
 
-    for (unsigned w = 0; w < r->lay.nwl; w++)
-        for (unsigned h = 0; h < 2 + r->lay.wl[w]->nclasses; h++)
-            hist_init(slot_hist(r, s, r->lay.hist_base[w] + h));
+    for (unsigned h = 0; h < r->lay.nhist; h++)
+        hist_init(slot_hist(r, s, h));
 
     unsigned per_cycle = r->lay.ops_per_cycle;
     uint32_t *order = malloc(sizeof *order * per_cycle * cfg->cycles);
@@ -90,36 +89,39 @@ void worker_main(const struct run_ctx *r, unsigned id) {
         unsigned cycle = (unsigned)(k / per_cycle);
         uint32_t e = order[k];
         unsigned w = SCHED_WL(e), op = SCHED_OP(e);
+        const struct workload *wl = r->lay.wl[w];
         struct wl_stats *ws = &s->wl[w];
-        res.bytes = res.rows = res.files = 0;
-        res.ttfb_ns = -1;
+        memset(res.count, 0, sizeof res.count);
+        for (unsigned h = 0; h < WL_MAX_HISTS; h++)
+            res.hist_ns[h] = -1;
         res.klass = -1;
         res.fatal = 0;
         res.err[0] = 0;
 
         int64_t t1 = now_ns();
-        int rc = r->lay.wl[w]->run(st[w], cycle, op, &res);
+        int rc = wl->run(st[w], cycle, op, &res);
         int64_t t2 = now_ns();
 
         if (!ws->first_start)
             ws->first_start = t1;
         ws->last_end = t2;
         s->end_ns = t2;
-        int k_ok = res.klass >= 0 && (unsigned)res.klass < r->lay.wl[w]->nclasses;
+        int k_ok = res.klass >= 0 && (unsigned)res.klass < wl->nclasses;
         if (rc == 0) {
             ws->ops++;
-            ws->bytes += res.bytes;
-            ws->rows += res.rows;
-            ws->files += res.files;
+            for (unsigned c = 0; c < wl->ncounters; c++)
+                ws->count[c] += res.count[c];
             uint64_t lat = (uint64_t)(t2 - t1);
-            hist_add(slot_hist(r, s, r->lay.hist_base[w]), lat);
-            if (res.ttfb_ns >= 0)
-                hist_add(slot_hist(r, s, r->lay.hist_base[w] + 1), (uint64_t)res.ttfb_ns);
+            hist_add(slot_hist(r, s, lay_hist_lat(&r->lay, w)), lat);
+            for (unsigned h = 0; h < wl->nhists; h++)
+                if (res.hist_ns[h] >= 0)
+                    hist_add(slot_hist(r, s, lay_hist_extra(&r->lay, w, h)),
+                             (uint64_t)res.hist_ns[h]);
             if (k_ok) {
                 ws->class_ops[res.klass]++;
-                ws->class_rows[res.klass] += res.rows;
-                ws->class_bytes[res.klass] += res.bytes;
-                hist_add(slot_hist(r, s, r->lay.hist_base[w] + 2 + (unsigned)res.klass), lat);
+                for (unsigned c = 0; c < wl->ncounters; c++)
+                    ws->class_count[res.klass][c] += res.count[c];
+                hist_add(slot_hist(r, s, lay_hist_class(&r->lay, w, (unsigned)res.klass)), lat);
             }
         } else {
             ws->errors++;

@@ -1,45 +1,102 @@
-/* workload.h -- the one small interface every workload implements.
+/* workload.h -- the one interface every workload implements, and all it
+ * declares about itself.
  *
- * Like fio's ioengines: a workload is a struct of function pointers, and the
- * coordinator walks one table of them (workloads/registry.c). A worker calls
- * open() before the start barrier (connect, compile, load), run() once per
- * operation inside the measured loop, and close() at the end. prepare() runs
- * in `harness prepare` only, never in a measured run.
+ * Like fio's ioengines: a workload is one descriptor, and the coordinator,
+ * results, summary, report, CSV and compare walk the table of them
+ * (registry.c) without knowing any workload by name. A descriptor carries
+ *   - its options: rows pointing into its own settings struct (opts_size
+ *     bytes, allocated per run, found with workload_opts());
+ *   - what a cycle holds (ops_per_cycle) and whether it is a test workload;
+ *   - the figures it adds to its results: counters summed over operations
+ *     (s3's bytes, search's matched lines) and extra histograms (s3's time
+ *     to first byte), named as they appear in result.json, the summary, the
+ *     report, CSV and compare; and sub-classes reported separately (s3's
+ *     size classes, db's query patterns);
+ *   - subcommands of its own (`harness corpus`, `harness search`);
+ *   - the hooks below.
  *
- * run() must not allocate, print or write to disk: it reports what it did in
- * the caller's op_result and the worker turns that into counters and
- * histograms. An operation that fails returns -1 with res->err set to one
- * line a person understands; it counts as an error, never as a completion. */
+ * A worker calls open() before the start barrier (connect, compile, load),
+ * run() once per operation inside the measured loop, and close() at the end.
+ * prepare() runs in `harness prepare` only, never in a measured run. run()
+ * does no printing, no file writes and no allocation of ours (libraries may
+ * allocate: libcurl copies each GET's URL); it reports what it did in the
+ * caller's op_result and the worker turns that into counters and histograms.
+ * An operation that fails returns -1 with res->err set to one line a person
+ * understands; it counts as an error, never as a completion. */
 #ifndef AOPS_WORKLOAD_H
 #define AOPS_WORKLOAD_H
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../coordinator/config.h"
+#include "../common/config.h"
+#include "../common/options.h"
 
 #define WL_MAX_CLASSES 8
+#define WL_MAX_COUNTERS 4
+#define WL_MAX_HISTS 2
 #define WL_ERRLEN 256
 
+enum wl_unit { WL_COUNT = 0, WL_BYTES };
+
+/* A counter: the sum over completed operations of op_result.count[i]. */
+struct wl_counter {
+    const char *key;   /* result.json key under workloads.<name> ("bytes") */
+    const char *title; /* words for the summary, report and compare ("bytes read") */
+    enum wl_unit unit;
+};
+
+/* An extra histogram (nanoseconds in, milliseconds out like latency_ms). */
+struct wl_hist {
+    const char *key;   /* "ttfb_ms" */
+    const char *title; /* "time to first byte" */
+};
+
 struct op_result {
-    uint64_t bytes;   /* s3: body bytes received; search: bytes searched */
-    uint64_t rows;    /* db: rows fetched; search: matched lines */
-    uint64_t files;   /* search: files searched */
-    int64_t ttfb_ns;  /* s3: time to first byte; -1 when not applicable */
-    int klass;        /* index into class_names (s3 size class, db pattern), -1 none */
-    int fatal;        /* set with an error when the worker cannot go on (server gone) */
+    uint64_t count[WL_MAX_COUNTERS]; /* this operation's share of each counter */
+    int64_t hist_ns[WL_MAX_HISTS];   /* a value for each extra histogram, -1 for none */
+    int klass;                       /* index into class_names, -1 for none */
+    int fatal; /* set with an error when the worker cannot go on (server gone) */
     char err[WL_ERRLEN];
 };
 
-struct workload {
-    const char *name;          /* "s3", "db", "search", test ones "sleep", "memhog" */
-    unsigned ops_per_cycle;    /* 1190, 50, 100 */
-    int test_only;             /* never part of a real run's AOPS */
-    unsigned nclasses;         /* sub-classes reported separately, 0 for none */
-    const char *class_names[WL_MAX_CLASSES];
+/* A subcommand a workload brings (`harness corpus fetch`). */
+struct wl_command {
+    const char *name;                   /* argv[1] */
+    const char *usage;                  /* one line, after "harness " */
+    int (*main)(int argc, char **argv); /* argv[0] is the command name */
+};
 
-    /* `harness prepare`: load the data this workload needs for cfg->n workers.
-     * Idempotent. Returns 0, or -1 with err set. May print progress. */
+struct workload {
+    const char *name;  /* "s3"; the key in result.json and --workloads */
+    const char *title; /* "S3 GET" */
+    unsigned ops_per_cycle;
+    int test_only; /* never part of a real run: such a run is not a benchmark */
+
+    const struct opt_row *options; /* rows into its settings struct */
+    size_t noptions;
+    size_t opts_size;
+    /* Optional: defaults the rows cannot hold (paths below the repository),
+     * applied after the rows' own and before any option is parsed. */
+    void (*init_opts)(const struct config *cfg, void *opts);
+
+    const struct wl_counter *counters; /* op_result.count[i] */
+    unsigned ncounters;
+    const struct wl_hist *hists; /* op_result.hist_ns[i] */
+    unsigned nhists;
+    const char *classes_key; /* "classes", "patterns"; NULL without classes */
+    unsigned nclasses;
+    const char *const *class_names;
+
+    const struct wl_command *commands; /* NULL-name terminated, or NULL */
+
+    /* Optional: check the settings hang together (called once after
+     * parsing, for the workloads that will run). 0, or -1 with err. */
+    int (*check)(const struct config *cfg, char *err, size_t errlen);
+
+    /* `harness prepare`: load the data this workload needs for cfg->n
+     * workers. Idempotent. Returns 0, or -1 with err set. May print. */
     int (*prepare)(const struct config *cfg, char *err, size_t errlen);
 
     /* Before the barrier, in the worker: connect, compile, check the data is
@@ -47,8 +104,7 @@ struct workload {
     void *(*open)(const struct config *cfg, unsigned worker, char *err, size_t errlen);
 
     /* One operation. op is in [0, ops_per_cycle) and names which operation
-     * of the cycle this is (s3: which object; db: pattern op/10; search: which
-     * pattern); cycle counts from 0. Returns 0 on success, -1 on error. */
+     * of the cycle this is; cycle counts from 0. 0 on success, -1 on error. */
     int (*run)(void *state, unsigned cycle, unsigned op, struct op_result *res);
 
     void (*close)(void *state);
@@ -57,10 +113,41 @@ struct workload {
      * product and version; search: the file reader in use), asked once by
      * the coordinator before the run. 0, or -1 with out = the reason. */
     int (*backend)(const struct config *cfg, char *out, size_t len);
+
+    /* Optional: the workload's part of result.json's config, as an object
+     * whose keys are merged into config ({"s3": {...}, "dataset": ...});
+     * `selected` says whether it runs. It may append warnings (settings that
+     * weaken a result). Never writes a secret. */
+    json_t *(*describe)(const struct config *cfg, int selected, json_t *warnings);
+
+    /* Optional: directories holding its data on this machine, for the
+     * storage telemetry. Writes up to max (name, path) pairs; returns how
+     * many. */
+    int (*data_paths)(const struct config *cfg, const char *names[], char paths[][4096], int max);
 };
 
-/* The table, in the order of a phased cycle. */
+/* The table, in the order of a phased cycle, NULL-terminated. */
 extern const struct workload *const workload_table[];
 const struct workload *workload_find(const char *name);
+int workload_index(const struct workload *w); /* -1 when not in the table */
+
+/* A workload's settings struct in cfg (allocated by workloads_config_init). */
+const void *workload_opts(const struct config *cfg, const struct workload *w);
+
+/* Defaults for cfg and every workload's settings (allocated here; free with
+ * workloads_config_free). Returns 0, or -1 with err. */
+int workloads_config_init(struct config *cfg, char *err, size_t errlen);
+void workloads_config_free(struct config *cfg);
+
+/* The option sets of cfg: its own rows, then each workload's. Returns how
+ * many were written (at most max). */
+size_t workloads_option_sets(struct config *cfg, struct opt_set *sets, size_t max);
+
+/* Resolve cfg->workloads into cfg->wl_mask (all real workloads when empty)
+ * and run each selected workload's check(). 0, or -1 with err. */
+int workloads_select(struct config *cfg, char *err, size_t errlen);
+
+/* Operations per cycle of every real (not test-only) workload: a full cycle. */
+unsigned workloads_full_cycle(void);
 
 #endif

@@ -1,0 +1,150 @@
+/* config.c -- struct config's option rows and defaults (see config.h). The
+ * rows carry each option's default and allowed values; the help text is
+ * made from them, so nothing here is typed twice. */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_CONTAINERS 65536
+
+unsigned profile_divisor(enum profile p) {
+    return p == PROFILE_FULL ? 1 : p == PROFILE_SMALL ? 64 : 1024;
+}
+
+const char *profile_name(enum profile p) {
+    return p == PROFILE_FULL ? "full" : p == PROFILE_SMALL ? "small" : "tiny";
+}
+
+const char *schedule_name(enum schedule s) {
+    return s == SCHED_PHASED ? "phased" : "interleaved";
+}
+
+/* "8" or a sweep "1,8,16,32". */
+static int parse_containers(const struct opt_row *o, void *base, const char *v, char *err,
+                            size_t errlen) {
+    (void)o;
+    struct config *cfg = base;
+    unsigned n = 0, vals[AOPS_MAX_SWEEP];
+    const char *p = v;
+    while (*p) {
+        char *end;
+        errno = 0;
+        if (!isdigit((unsigned char)*p))
+            goto bad;
+        unsigned long x = strtoul(p, &end, 10);
+        if (errno || x < 1 || x > MAX_CONTAINERS || n == AOPS_MAX_SWEEP)
+            goto bad;
+        vals[n++] = (unsigned)x;
+        if (*end == ',' && end[1])
+            end++;
+        else if (*end)
+            goto bad;
+        p = end;
+    }
+    if (n == 0)
+        goto bad;
+    memcpy(cfg->containers, vals, n * sizeof vals[0]);
+    cfg->ncontainers = n;
+    cfg->n = cfg->containers[0];
+    return 0;
+bad:
+    snprintf(err, errlen,
+             "--containers '%s': expected a whole number from 1 to %d, or up to %d of them "
+             "separated by commas",
+             v, MAX_CONTAINERS, AOPS_MAX_SWEEP);
+    return -1;
+}
+
+#define F(field) offsetof(struct config, field), sizeof(((struct config *)0)->field)
+
+const struct opt_row config_rows[] = {
+    {"containers", OPT_CUSTOM, 0, 0, 1, MAX_CONTAINERS, "1", NULL, NULL, 0, parse_containers,
+     "workers, or a sweep N1,N2,..."},
+    {"profile", OPT_CHOICE, F(profile), 0, 0, "full", "full|small|tiny", NULL, 0, NULL,
+     "data sizes and corpus"},
+    {"cycles", OPT_UINT, F(cycles), 1, 1000000, "1", NULL, NULL, 0, NULL,
+     "cycles of the workloads' operations per worker"},
+    /* Below 64M a worker cannot hold its buffers, connections and JIT stacks. */
+    {"memory-limit", OPT_SIZE, F(memory_limit), 64ULL << 20, 1e18, "4G", NULL, NULL, 0, NULL,
+     "per-container memory limit (at least 64M)"},
+    {"cpus-per-container", OPT_DOUBLE, F(cpus_per_container), 0.01, 4096, NULL, NULL, NULL, 0, NULL,
+     "per-container CPU limit (none)"},
+    {"seed", OPT_U64, F(seed), 0, 0, "1", NULL, NULL, 0, NULL, "seed for schedules and data"},
+    {"schedule", OPT_CHOICE, F(schedule), 0, 0, "phased", "phased|interleaved", NULL, 0, NULL,
+     "each worker's workloads one after the other, or shuffled together"},
+    {"workloads", OPT_STR, F(workloads), 0, 0, NULL, NULL, NULL, 0, NULL,
+     "comma list of workloads to run (all real ones)"},
+    {"out", OPT_STR, F(out), 0, 0, NULL, NULL, NULL, 0, NULL,
+     "run directory (results/<timestamp>)"},
+    {"quiet", OPT_FLAG, F(quiet), 0, 0, NULL, NULL, NULL, 0, NULL, "no progress line"},
+    {"no-cgroups", OPT_FLAG, F(no_cgroups), 0, 0, NULL, NULL, NULL, 0, NULL,
+     "run workers without cgroups (recorded in the result)"},
+    {"force", OPT_FLAG, F(force), 0, 0, NULL, NULL, NULL, 0, NULL,
+     "prepare: rebuild data that is already there"},
+    {"stall-timeout", OPT_DOUBLE, F(stall_timeout), 0.1, 86400, "30", NULL, NULL, 0, NULL,
+     "seconds without progress before a run is stopped"},
+    {"sample-interval", OPT_DOUBLE, F(sample_interval), 0.05, 3600, "1", NULL, NULL, 0, NULL,
+     "telemetry interval, seconds"},
+    {"op-timeout", OPT_DOUBLE, F(op_timeout), 0.01, 86400, "120", NULL, NULL, 0, NULL,
+     "seconds one operation may take"},
+    {"sysroot", OPT_STR, F(sysroot), 0, 0, "/", NULL, NULL, 0, NULL,
+     "root for the /proc and /sys readers"},
+    {"csv", OPT_STR, F(csv_dir), 0, 0, NULL, NULL, NULL, 0, NULL, "also export CSV files into DIR"},
+};
+const size_t config_nrows = sizeof config_rows / sizeof config_rows[0];
+
+/* The repository: the directory holding the harness executable, or for the
+ * ASan build and the test and bench binaries under build/, the nearest
+ * directory up that holds the sources. */
+static void find_repository(char *out, size_t len) {
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) {
+        snprintf(out, len, ".");
+        return;
+    }
+    exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    if (slash)
+        *slash = 0;
+    char up[4096];
+    snprintf(up, sizeof up, "%s", exe);
+    for (int level = 0; level < 4; level++) {
+        char probe[4200];
+        snprintf(probe, sizeof probe, "%s/coordinator/main.c", up);
+        if (access(probe, F_OK) == 0) {
+            snprintf(exe, sizeof exe, "%s", up);
+            break;
+        }
+        char *s = strrchr(up, '/');
+        if (!s || s == up)
+            break;
+        *s = 0;
+    }
+    snprintf(out, len, "%s", exe);
+}
+
+void config_base_defaults(struct config *cfg) {
+    memset(cfg, 0, sizeof *cfg);
+    find_repository(cfg->harness_dir, sizeof cfg->harness_dir);
+    struct opt_set set = {"run", config_rows, config_nrows, cfg};
+    char err[512];
+    if (opt_defaults(&set, 1, err, sizeof err) != 0) {
+        fprintf(stderr, "harness: %s\n", err);
+        abort();
+    }
+}
+
+void config_credentials_path(const struct config *cfg, char *out, size_t len, int *must_exist) {
+    const char *env = getenv("AOPS_CREDENTIALS");
+    *must_exist = env && *env;
+    if (*must_exist)
+        snprintf(out, len, "%s", env);
+    else
+        snprintf(out, len, "%s/.local/stack/credentials", cfg->harness_dir);
+}
