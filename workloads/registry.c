@@ -10,7 +10,7 @@
 
 #include "workload.h"
 
-#define WORKLOADS(X) X(s3) X(db) X(search) X(sleep) X(memhog)
+#define WORKLOADS(X) X(s3) X(db) X(search) X(sleep) X(memhog) X(tick)
 
 #define DECLARE(w) extern const struct workload w##_workload;
 WORKLOADS(DECLARE)
