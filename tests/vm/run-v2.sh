@@ -13,8 +13,10 @@
 # The kernel is fetched once with `apt-get download` into .local/vm/kernel and
 # reused. Exits non-zero when a check failed, none ran, or the VM did not power
 # off within AOPS_VM_TIMEOUT seconds (qemu is killed then, never left behind).
-# AOPS_VM_ACCEL=kvm tries KVM; the default is TCG (software emulation), since
-# KVM failed on the machine this was written on ("failed to set MSR 0x10a").
+# AOPS_VM_ACCEL=kvm tries KVM (AOPS_VM_CPU, default host); the default is TCG
+# (software emulation), since KVM failed on the machine this was written on:
+# -cpu host aborts ("failed to set MSR 0x10a"), host,-arch-capabilities hangs
+# after "Booting from ROM".
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 VM=${AOPS_VM_DIR:-$ROOT/.local/vm}
@@ -75,7 +77,7 @@ RESULTS=$VM/results.log
 : >"$CONSOLE"
 : >"$RESULTS"
 ACCEL_ARGS=(-accel tcg)
-[ "$ACCEL" = kvm ] && ACCEL_ARGS=(-accel kvm -cpu host)
+[ "$ACCEL" = kvm ] && ACCEL_ARGS=(-accel kvm -cpu "${AOPS_VM_CPU:-host}")
 echo "run-v2: booting $(basename "$KERNEL") with cgroup_no_v1=all ($ACCEL; console: $CONSOLE)"
 t0=$(date +%s)
 qemu-system-x86_64 -nographic -monitor none -no-reboot "${ACCEL_ARGS[@]}" -m 1024 -smp 2 \
@@ -84,10 +86,13 @@ qemu-system-x86_64 -nographic -monitor none -no-reboot "${ACCEL_ARGS[@]}" -m 102
     -serial "file:$CONSOLE" -serial "file:$RESULTS" </dev/null >"$VM/qemu.log" 2>&1 &
 QEMU=$!
 TAIL=
-cleanup() {
-    kill "$QEMU" 2>/dev/null && sleep 0.5 && kill -9 "$QEMU" 2>/dev/null
+cleanup() { # on every exit: no qemu and no tail left behind
+    set +e
     [ -n "$TAIL" ] && kill "$TAIL" 2>/dev/null
-    true
+    if kill "$QEMU" 2>/dev/null; then
+        sleep 0.5
+        kill -9 "$QEMU" 2>/dev/null
+    fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
