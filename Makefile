@@ -22,7 +22,7 @@ OBJS     := $(LIBSRCS:%.c=build/rel/%.o)
 ASANOBJS := $(LIBSRCS:%.c=build/asan/%.o)
 UNITBINS := $(TESTS:tests/unit/%.c=build/asan/tests/%)
 
-.PHONY: all asan setup demo test test-corpus unit integration format clean stack-up stack-down
+.PHONY: all asan setup demo test test-corpus test-v2 unit integration format clean stack-up stack-down
 all: harness
 
 harness: build/rel/coordinator/main.o build/rel/libaops.a
@@ -75,6 +75,12 @@ unit: asan
 
 integration: harness asan
 	tests/run integration
+
+# The cgroup layer on a real pure cgroup v2 kernel, in a qemu VM (this host is
+# a v1/v2 hybrid): Debian's cloud kernel with cgroup_no_v1=all, fetched once
+# into .local/vm. About 35 s with TCG.
+test-v2: harness
+	tests/vm/run-v2.sh
 
 format:
 	clang-format -i $(SRCS) $(wildcard */*.h workloads/*/*.h) $(TESTS)

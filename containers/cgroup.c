@@ -66,11 +66,13 @@ struct mounts {
     char v1_memory[PATHLEN], v1_cpu[PATHLEN], v2[PATHLEN];
 };
 
+/* Whether a list holds the word want: comma-separated (mount options,
+ * /proc/PID/cgroup) or space-separated (v2 cgroup.controllers). */
 static int has_opt(const char *opts, const char *want) {
     size_t l = strlen(want);
     for (const char *p = opts; (p = strstr(p, want)); p += l)
-        if ((p == opts || p[-1] == ',') && (p[l] == ',' || p[l] == 0 || p[l] == ' ' ||
-                                            p[l] == '\n'))
+        if ((p == opts || p[-1] == ',' || p[-1] == ' ') &&
+            (p[l] == ',' || p[l] == 0 || p[l] == ' ' || p[l] == '\n'))
             return 1;
     return 0;
 }
@@ -145,14 +147,18 @@ static void join(char *out, size_t len, const char *mnt, const char *path) {
         snprintf(out, len, "%s%s", mnt, path);
 }
 
-static int v2_has_memory(const char *dir) {
+static int v2_has_controller(const char *dir, const char *name) {
     char buf[512];
-    return read_file(dir, "cgroup.controllers", buf, sizeof buf) == 0 && has_opt(buf, "memory") ? 1
-           : 0;
+    return read_file(dir, "cgroup.controllers", buf, sizeof buf) == 0 && has_opt(buf, name);
+}
+
+int cgroups_v2_has_controller(const char *dir, const char *name) {
+    return v2_has_controller(dir, name);
 }
 
 /* v2: the controllers must be enabled in the parent's subtree_control. That
- * fails in a non-root cgroup holding processes, so fall back to the root. */
+ * fails in a non-root cgroup holding processes, so fall back to the root.
+ * errno says why the last candidate failed. */
 static int v2_pick_base(const struct mounts *m, int want_cpu, char *base, size_t len) {
     char own[PATHLEN];
     own_path("", own, sizeof own);
@@ -160,8 +166,10 @@ static int v2_pick_base(const struct mounts *m, int want_cpu, char *base, size_t
     join(cand[0], sizeof cand[0], m->v2, own);
     snprintf(cand[1], sizeof cand[1], "%s", m->v2);
     for (int i = 0; i < 2; i++) {
-        if (!v2_has_memory(cand[i]))
+        if (!v2_has_controller(cand[i], "memory")) {
+            errno = ENOENT; /* not listed in cgroup.controllers */
             continue;
+        }
         if (write_file(cand[i], "cgroup.subtree_control", "+memory") != 0)
             continue;
         if (want_cpu && write_file(cand[i], "cgroup.subtree_control", "+cpu") != 0)

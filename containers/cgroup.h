@@ -39,6 +39,9 @@ int cgroups_remove_stale(void);
 int cgroups_probe_files(const char *mountinfo, const char *cgroup_file, char *mem_dir,
                         char *cpu_dir, size_t len);
 
+/* For tests: whether DIR/cgroup.controllers (v2) lists controller NAME. */
+int cgroups_v2_has_controller(const char *dir, const char *name);
+
 /* For tests: the directory of worker i's cgroup for the memory controller. */
 const char *cgroups_memory_path(const struct cgroups *cg, unsigned i);
 
