@@ -46,7 +46,9 @@ enum pc_target {
     PC_TARGET_CGROUP, /* tasks of one cgroup, one group per CPU (PERF_FLAG_PID_CGROUP) */
     PC_TARGET_SYSTEM, /* everything on every CPU, one group per CPU */
     PC_TARGET_PID,    /* a process: each of its threads at open time, with
-                       * inherit, so threads and children made later count too */
+                       * inherit, so threads and children made later count too
+                       * (for the coordinator: open after forking the workers,
+                       * or their work lands in its counters) */
 };
 
 /* The system calls, injectable so a test can play the kernel (EACCES,

@@ -214,6 +214,23 @@ check_eq "a refused up stops the MinIO it had started" "" "$left"
 check_eq "a refused up removes the cgroup of the MinIO it had started" "" "$(cg_left)"
 kill "$BLOCKER" 2>/dev/null; wait "$BLOCKER" 2>/dev/null; BLOCKER=""
 
+# --- no cgroup hierarchy (a private mount namespace without /sys/fs/cgroup): the servers start
+# anyway, the stack dir says why they have no cgroup, down cleans up -------------------------
+if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null 2>&1; then
+    out="$(unshare -m --propagation private bash -c 'umount -R /sys/fs/cgroup && "$0" up' "$STACK" 2>&1)"; rc=$?
+    check_eq "up without cgroup hierarchies exits 0 ($out)" 0 "$rc"
+    check_contains "and warns that MinIO's CPU will not be attributed" "minio runs without a cgroup of its own" "$out"
+    check_eq "the stack dir says why" "no cgroup2 or v1 cpuacct hierarchy is mounted" "$(cat "$AOPS_STACK_DIR/minio/cgroup.unavailable" 2>/dev/null)"
+    check "and records no cgroup" test ! -e "$AOPS_STACK_DIR/minio/cgroup" -a ! -e "$AOPS_STACK_DIR/mariadb/cgroups"
+    check "the servers are healthy all the same" "$STACK" status
+    "$STACK" down >/dev/null 2>&1
+    check "down removes the note" test ! -e "$AOPS_STACK_DIR/minio/cgroup.unavailable" -a ! -e "$AOPS_STACK_DIR/mariadb/cgroup.unavailable"
+    left="$(ps -eo pid,args | grep -F "$AOPS_STACK_DIR" | grep -v grep || true)"
+    check_eq "nothing left running" "" "$left"
+else
+    echo "skipped: the no-cgroup case needs root and unshare"
+fi
+
 # --- readiness timeout: one line naming the log, nothing left --------------------------------
 out="$(AOPS_STACK_TIMEOUT=0 "$STACK" up 2>&1)"; rc=$?
 check "up with a 0 s timeout fails" test "$rc" -ne 0
