@@ -42,6 +42,10 @@ struct config {
     double stall_timeout;   /* seconds */
     double sample_interval; /* seconds */
     double op_timeout;      /* seconds, per operation */
+    unsigned repeat;        /* --repeat K: the same job K times; the headline is the median run */
+    unsigned repeat_index;  /* the run being made now, 1..repeat; 0 when not repeating */
+    unsigned warmup_cycles; /* cycles each worker runs before the start, not counted */
+    double max_cv;          /* percent: with K >= 3 runs, a larger AOPS CV warns "unstable" */
     char sysroot[1024];     /* root for telemetry readers, "/" by default */
     char csv_dir[4096];     /* --csv DIR, empty when not asked */
     char cmdline[8192];     /* argv joined, for the result (no secrets are on argv) */

@@ -32,6 +32,7 @@
 #include "cmdline.h"
 #include "results.h"
 #include "run.h"
+#include "throughput.h"
 #include "../common/util.h"
 
 #define EXIT_INVALID 1
@@ -163,6 +164,13 @@ static uint64_t total_done(struct coord *c) {
     return d;
 }
 
+static uint64_t total_warmup(struct coord *c) {
+    uint64_t d = 0;
+    for (unsigned i = 0; i < c->forked; i++)
+        d += atomic_load_explicit(&run_slot(&c->r, i)->warmup_done, memory_order_relaxed);
+    return d;
+}
+
 static void progress(struct coord *c, int64_t t0, uint64_t expected, int final) {
     if (c->r.cfg->quiet || !isatty(STDOUT_FILENO))
         return;
@@ -275,6 +283,7 @@ static int coord_setup(struct coord *c, const struct config *cfg) {
                                 wl->backend(cfg, v, sizeof v) == 0 ? json_string(v) : json_null());
     }
     c->tel = telemetry_new(cfg);
+    throughput_attach(c->tel, &c->r);
     return 0;
 }
 
@@ -334,7 +343,11 @@ static void coord_barrier(struct coord *c) {
     const struct config *cfg = c->r.cfg;
     unsigned nready = 0;
     int64_t last_ready = now_ns();
+    uint64_t warm = 0;
     int failed = 0;
+    if (cfg->warmup_cycles && !cfg->quiet)
+        fprintf(stderr, "harness: %u workers warming up (%u cycle(s) each, not counted)\n", cfg->n,
+                cfg->warmup_cycles);
     while (c->code == 0 && !failed && nready < cfg->n) {
         struct pollfd p[2] = {{c->sfd, POLLIN, 0}, {c->ready_rd, POLLIN, 0}};
         poll(p, 2, 200);
@@ -351,6 +364,12 @@ static void coord_barrier(struct coord *c) {
             }
         if (c->interrupted)
             break;
+        /* A long warm-up is progress, not a stall. */
+        uint64_t wd = total_warmup(c);
+        if (wd != warm) {
+            warm = wd;
+            last_ready = now_ns();
+        }
         if (!failed && c->alive < c->forked)
             failed = check_early_deaths(c);
         if (!failed && (double)(now_ns() - last_ready) / 1e9 > cfg->stall_timeout) {
@@ -423,11 +442,13 @@ static void coord_loop(struct coord *c) {
             kill_all(c, SIGKILL);
         }
     }
+    reap_all(c, 5000);
+    /* The last sample after every worker is gone: the per-interval
+     * operation counts then sum to the totals exactly. */
     if (c->released) {
         telemetry_sample(c->tel, now_ns());
         progress(c, t0, expected, 1);
     }
-    reap_all(c, 5000);
 }
 
 /* Step 5: what happened to each worker, as reasons a person can act on. */

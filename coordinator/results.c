@@ -18,6 +18,7 @@
 
 #include "../common/json.h"
 #include "results.h"
+#include "throughput.h"
 
 json_t *results_latency_json(const struct hist *h) {
     if (!h->count)
@@ -43,6 +44,9 @@ static json_t *config_json(const struct config *cfg, const struct run_layout *la
         cfg->cpus_per_container > 0 ? json_real(cfg->cpus_per_container) : json_null(),
         "sample_interval", cfg->sample_interval, "stall_timeout", cfg->stall_timeout,
         "op_timeout", cfg->op_timeout, "cgroups", cgroups ? cgroups : "none (--no-cgroups)");
+    json_object_set_new(c, "warmup_cycles", json_integer(cfg->warmup_cycles));
+    json_object_set_new(c, "repeat", json_integer(cfg->repeat ? cfg->repeat : 1));
+    json_object_set_new(c, "max_cv", json_real(cfg->max_cv));
     for (int i = 0; workload_table[i]; i++) {
         if (!workload_table[i]->describe)
             continue;
@@ -191,6 +195,18 @@ static json_t *containers_json(const struct run_report *rep) {
             json_object_set_new(c, "signal", json_sprintf("SIG%s", signame(WTERMSIG(we->status))));
         if (s->error[0])
             json_object_set_new(c, "error", json_string(s->error));
+        if (r->cfg->warmup_cycles) {
+            json_object_set_new(c, "warmup_seconds",
+                                json_num_or_null((double)s->warmup_ns / 1e9, s->warmup_ns > 0));
+            json_object_set_new(c, "warmup_ops", json_integer((json_int_t)s->warmup_done));
+            json_object_set_new(c, "warmup_errors", json_integer((json_int_t)s->warmup_errors));
+            if (s->warmup_errors)
+                json_array_append_new(rep->warnings,
+                                      json_sprintf("container %u: %llu warm-up operations failed "
+                                                   "(not counted), first: %s",
+                                                   i, (unsigned long long)s->warmup_errors,
+                                                   s->warmup_error));
+        }
         json_array_append_new(containers, c);
     }
     return containers;
@@ -238,6 +254,7 @@ json_t *results_build(const struct run_report *rep) {
     int cores = inventory_physical_cores(cfg);
     double wall = rep->released ? (double)(tot.t_end - rep->t0) / 1e9 : 0;
     double aops = wall > 0 ? (double)tot.ops / wall : 0;
+    throughput_short_run(cfg, wall, warnings);
     double watts = rep->tel ? telemetry_mean_power(rep->tel) : -1;
     json_t *totals = json_pack(
         "{s:I, s:I, s:I, s:o, s:o, s:o, s:o}", "ops", (json_int_t)tot.ops, "errors",

@@ -18,7 +18,7 @@
 
 #define RUN_MAX_WL 5
 
-enum worker_phase { PH_STARTING = 0, PH_READY, PH_RUNNING, PH_DONE, PH_FAILED };
+enum worker_phase { PH_STARTING = 0, PH_READY, PH_RUNNING, PH_DONE, PH_FAILED, PH_WARMUP };
 
 /* One workload's figures in one worker, and (summed) in the run: the
  * workload's declared counters, whole and per class. */
@@ -37,6 +37,12 @@ struct worker_slot {
     int64_t end_ns; /* last completion */
     int fatal;      /* stopped early on an error it could not go on after */
     char error[WL_ERRLEN + 64]; /* first error, "<workload>: ..." */
+    /* --warmup-cycles: operations run before the barrier, never in the
+     * figures below; the coordinator watches warmup_done for progress. */
+    _Atomic uint64_t warmup_done;
+    uint64_t warmup_errors;
+    int64_t warmup_ns;                 /* how long the warm-up took */
+    char warmup_error[WL_ERRLEN + 64]; /* its first error */
     struct wl_stats wl[RUN_MAX_WL];
     /* followed by the worker's histograms (see struct run_layout) */
 };

@@ -54,6 +54,16 @@ struct telemetry {
 
     struct point *pts;
     size_t n, cap;
+
+    /* telemetry_counters(): names, the last reading, and each point's
+     * increases (ncnt per point, grown with pts). */
+    const char *cnt_name;
+    struct tel_counter cnt[TEL_MAX_COUNTERS];
+    unsigned ncnt;
+    void (*cnt_read)(void *ctx, uint64_t *vals);
+    void *cnt_ctx;
+    uint64_t cnt_prev[TEL_MAX_COUNTERS];
+    uint64_t *cnt_pts;
 };
 
 static double metric(const struct point *p, int m) {
@@ -182,6 +192,30 @@ struct telemetry *telemetry_new(const struct config *cfg) {
     return telemetry_new_with(cfg, NULL);
 }
 
+void telemetry_counters(struct telemetry *t, const char *name, const struct tel_counter *c,
+                        unsigned n, void (*read)(void *ctx, uint64_t *vals), void *ctx) {
+    if (!t || t->started)
+        return;
+    if (n > TEL_MAX_COUNTERS)
+        n = TEL_MAX_COUNTERS;
+    free(t->cnt_pts);
+    t->cnt_pts = n && t->cap ? malloc(t->cap * n * sizeof *t->cnt_pts) : NULL;
+    t->ncnt = t->cnt_pts ? n : 0;
+    memcpy(t->cnt, c, t->ncnt * sizeof *c);
+    t->cnt_name = name;
+    t->cnt_read = read;
+    t->cnt_ctx = ctx;
+}
+
+/* read() into vals; a reader that asks for more than it registered is cut. */
+static void read_counters(struct telemetry *t, uint64_t *vals) {
+    uint64_t all[TEL_MAX_COUNTERS];
+    if (!t->ncnt)
+        return;
+    t->cnt_read(t->cnt_ctx, all);
+    memcpy(vals, all, t->ncnt * sizeof *vals);
+}
+
 void telemetry_begin(struct telemetry *t, int64_t t0_ns) {
     double j;
     if (!t)
@@ -190,6 +224,7 @@ void telemetry_begin(struct telemetry *t, int64_t t0_ns) {
     t->prev_cpu_ok = read_cpu(t, &t->prev_cpu) == 0;
     t->prev_disk_ok = read_disk(t, &t->prev_disk) == 0;
     power_read(&t->power, &j); /* baseline */
+    read_counters(t, t->cnt_prev);
     t->started = 1;
     t->n = 0;
 }
@@ -231,9 +266,45 @@ void telemetry_sample(struct telemetry *t, int64_t now_ns) {
         struct point *np = realloc(t->pts, cap * sizeof *np);
         if (!np)
             return; /* keep what we have; the run is more important */
-        t->pts = np, t->cap = cap;
+        t->pts = np;
+        if (t->ncnt) {
+            uint64_t *nc = realloc(t->cnt_pts, cap * t->ncnt * sizeof *nc);
+            if (!nc)
+                return; /* the counters' baseline stays: the next point takes the increase */
+            t->cnt_pts = nc;
+        }
+        t->cap = cap;
+    }
+    if (t->ncnt) {
+        uint64_t now[TEL_MAX_COUNTERS];
+        read_counters(t, now);
+        for (unsigned k = 0; k < t->ncnt; k++) {
+            /* Counters only grow; a reading that went back is no increase. */
+            t->cnt_pts[t->n * t->ncnt + k] = now[k] >= t->cnt_prev[k] ? now[k] - t->cnt_prev[k] : 0;
+            t->cnt_prev[k] = now[k];
+        }
     }
     t->pts[t->n++] = p;
+}
+
+/* series[i].<name>: {<group>: {<key>: increase, <key>_per_s: rate}}. */
+static json_t *counters_point_json(const struct telemetry *t, size_t i) {
+    json_t *o = json_object();
+    for (unsigned k = 0; k < t->ncnt; k++) {
+        json_t *g = json_object_get(o, t->cnt[k].group);
+        if (!g) {
+            g = json_object();
+            json_object_set_new(o, t->cnt[k].group, g);
+        }
+        uint64_t d = t->cnt_pts[i * t->ncnt + k];
+        json_object_set_new(g, t->cnt[k].key, json_integer((json_int_t)d));
+        if (t->cnt[k].rate) {
+            char key[128];
+            snprintf(key, sizeof key, "%s_per_s", t->cnt[k].key);
+            json_object_set_new(g, key, t->pts[i].dt > 0 ? json_real(round((double)d / t->pts[i].dt * 1000.0) / 1000.0) : json_null());
+        }
+    }
+    return o;
 }
 
 /* Round for the JSON: the counters are not more precise than this, and the
@@ -314,6 +385,8 @@ json_t *telemetry_json(const struct telemetry *t) {
         json_t *pt = json_pack("{s:o}", "t", num(p->t));
         for (int m = 0; m < M_COUNT; m++)
             json_object_set_new(pt, metric_names[m], num(metric(p, m)));
+        if (t->ncnt)
+            json_object_set_new(pt, t->cnt_name, counters_point_json(t, i));
         json_array_append_new(series, pt);
     }
     json_object_set_new(o, "series", series);
@@ -340,5 +413,6 @@ void telemetry_free(struct telemetry *t) {
     json_decref(t->data_paths);
     free(t->diskbuf);
     free(t->pts);
+    free(t->cnt_pts);
     free(t);
 }

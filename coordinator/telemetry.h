@@ -18,6 +18,22 @@ struct telemetry;
  * fails for a missing source: that source is reported unavailable. */
 struct telemetry *telemetry_new(const struct config *cfg);
 
+/* Counters the sampler reads besides the machine's: cumulative totals the
+ * caller sums (the workers' completed operations and bytes per workload).
+ * Each point of the series gets each counter's increase over its interval
+ * and, when `rate` is set, that increase per second, as
+ * series[i].<name>.<group>.<key> and <key>_per_s. read() fills vals[0..n)
+ * at telemetry_begin and at every sample; the increases of all points sum
+ * to the last reading minus the first. At most TEL_MAX_COUNTERS; more are
+ * ignored. */
+#define TEL_MAX_COUNTERS 64
+struct tel_counter {
+    const char *group, *key; /* static strings: "s3", "bytes" */
+    int rate;
+};
+void telemetry_counters(struct telemetry *t, const char *name, const struct tel_counter *c,
+                        unsigned n, void (*read)(void *ctx, uint64_t *vals), void *ctx);
+
 /* Baseline reading at barrier release (t0, CLOCK_MONOTONIC ns). */
 void telemetry_begin(struct telemetry *t, int64_t t0_ns);
 

@@ -18,6 +18,15 @@
 #include "run.h"
 #include "schedule.h"
 
+static void op_reset(struct op_result *res) {
+    memset(res->count, 0, sizeof res->count);
+    for (unsigned h = 0; h < WL_MAX_HISTS; h++)
+        res->hist_ns[h] = -1;
+    res->klass = -1;
+    res->fatal = 0;
+    res->err[0] = 0;
+}
+
 static void fail_ready(const struct run_ctx *r, struct worker_slot *s, int code) {
     atomic_store(&s->phase, PH_FAILED);
     char b = 'F';
@@ -70,6 +79,38 @@ void worker_main(const struct run_ctx *r, unsigned id) {
         }
     }
 
+    /* --warmup-cycles: the same operations as the measured cycles (warm-up
+     * cycle w repeats cycle w mod --cycles: the same objects, queries and
+     * searches), before the ready byte, so the measured part still starts
+     * at the common release. Nothing of it reaches the figures; warmup_done
+     * tells the coordinator it is making progress. An error that ends the
+     * worker fails it here, like a failed open(). */
+    if (cfg->warmup_cycles) {
+        atomic_store(&s->phase, PH_WARMUP);
+        int64_t t0 = now_ns();
+        struct op_result wres;
+        for (unsigned wc = 0; wc < cfg->warmup_cycles; wc++) {
+            unsigned cycle = wc % cfg->cycles;
+            const uint32_t *o = order + (size_t)cycle * per_cycle;
+            for (unsigned k = 0; k < per_cycle; k++) {
+                unsigned w = SCHED_WL(o[k]);
+                op_reset(&wres);
+                if (r->lay.wl[w]->run(st[w], cycle, SCHED_OP(o[k]), &wres) != 0) {
+                    s->warmup_errors++;
+                    if (!s->warmup_error[0])
+                        snprintf(s->warmup_error, sizeof s->warmup_error, "%s: %s",
+                                 r->lay.wl[w]->name, wres.err[0] ? wres.err : "operation failed");
+                    if (wres.fatal) {
+                        snprintf(s->error, sizeof s->error, "warm-up: %s", s->warmup_error);
+                        fail_ready(r, s, 3);
+                    }
+                }
+                atomic_fetch_add_explicit(&s->warmup_done, 1, memory_order_relaxed);
+            }
+        }
+        s->warmup_ns = now_ns() - t0;
+    }
+
     atomic_store(&s->phase, PH_READY);
     char b = 'R';
     if (write(r->ready_fd, &b, 1) != 1)
@@ -91,12 +132,7 @@ void worker_main(const struct run_ctx *r, unsigned id) {
         unsigned w = SCHED_WL(e), op = SCHED_OP(e);
         const struct workload *wl = r->lay.wl[w];
         struct wl_stats *ws = &s->wl[w];
-        memset(res.count, 0, sizeof res.count);
-        for (unsigned h = 0; h < WL_MAX_HISTS; h++)
-            res.hist_ns[h] = -1;
-        res.klass = -1;
-        res.fatal = 0;
-        res.err[0] = 0;
+        op_reset(&res);
 
         int64_t t1 = now_ns();
         int rc = wl->run(st[w], cycle, op, &res);
