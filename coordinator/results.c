@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../common/json.h"
+#include "repeat.h"
 #include "results.h"
 #include "throughput.h"
 
@@ -320,10 +321,32 @@ void results_print_summary(const json_t *res, const char *dir, FILE *f) {
             jnum(res, "totals.errors"),
             fmt(b[0], sizeof b[0], "%.3f", jnum(res, "totals.wall_seconds")));
     double apw = jnum(res, "totals.aops_per_watt");
-    fprintf(f, "  AOPS        %s   per core %s   per watt %s\n",
-            fmt(b[0], sizeof b[0], "%.2f", jnum(res, "totals.aops")),
-            fmt(b[1], sizeof b[1], "%.2f", jnum(res, "totals.aops_per_core")),
-            isnan(apw) ? "unavailable" : fmt(b[2], sizeof b[2], "%.4f", apw));
+    char spread[160];
+    if (repeat_headline(res, spread, sizeof spread) == 0) /* the median run's, with the spread */
+        fprintf(f, "  %s\n  per core    %s   per watt %s\n", spread,
+                fmt(b[1], sizeof b[1], "%.2f", jnum(res, "totals.aops_per_core")),
+                isnan(apw) ? "unavailable" : fmt(b[2], sizeof b[2], "%.4f", apw));
+    else
+        fprintf(f, "  AOPS        %s   per core %s   per watt %s\n",
+                fmt(b[0], sizeof b[0], "%.2f", jnum(res, "totals.aops")),
+                fmt(b[1], sizeof b[1], "%.2f", jnum(res, "totals.aops_per_core")),
+                isnan(apw) ? "unavailable" : fmt(b[2], sizeof b[2], "%.4f", apw));
+    double wu = jnum(res, "config.warmup_cycles");
+    if (wu > 0) {
+        double lo = INFINITY, hi = -INFINITY;
+        size_t i;
+        const json_t *c;
+        json_array_foreach(json_object_get(res, "containers"), i, c) {
+            double s = jnum(c, "warmup_seconds");
+            if (isfinite(s))
+                lo = fmin(lo, s), hi = fmax(hi, s);
+        }
+        fprintf(f, "  warm-up     %.0f cycle(s) per container before the start, not counted",
+                wu);
+        if (isfinite(lo))
+            fprintf(f, ": %.2f-%.2f s", lo, hi);
+        fputc('\n', f);
+    }
     const json_t *wls = json_object_get(res, "workloads");
     const char *name;
     const json_t *w;

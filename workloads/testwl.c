@@ -4,7 +4,9 @@
  * "memhog" touches AOPS_MEMHOG_MB (default 64) more MiB per operation, so a
  * low --memory-limit gets it OOM-killed. AOPS_TEST_CRASH_WORKER=i makes
  * worker i die of SIGSEGV at its 5th operation, AOPS_TEST_HANG_WORKER=i makes
- * it stop making progress: the crash, stall and cleanup tests use them. Both
+ * it stop making progress: the crash, stall and cleanup tests use them.
+ * AOPS_TEST_SLOW_RUN=i makes the sleeps of run i of a --repeat three times
+ * as long: a run made noisy on purpose, for the stability rule's test. Both
  * are marked test_only: a run that uses them is never a valid benchmark. */
 #include <signal.h>
 #include <stdio.h>
@@ -35,7 +37,6 @@ static int test_prepare(const struct config *cfg, char *err, size_t len) {
 }
 
 static void *test_open(const struct config *cfg, unsigned worker, char *err, size_t len) {
-    (void)cfg;
     struct testwl *t = calloc(1, sizeof *t);
     if (!t) {
         snprintf(err, len, "out of memory");
@@ -43,6 +44,8 @@ static void *test_open(const struct config *cfg, unsigned worker, char *err, siz
     }
     t->worker = worker;
     t->sleep_us = env_long("AOPS_SLEEP_US", 1000);
+    if (cfg->repeat_index && env_long("AOPS_TEST_SLOW_RUN", 0) == (long)cfg->repeat_index)
+        t->sleep_us *= 3;
     t->memhog_mb = env_long("AOPS_MEMHOG_MB", 64);
     t->crash = env_long("AOPS_TEST_CRASH_WORKER", -1) == (long)worker;
     t->hang = env_long("AOPS_TEST_HANG_WORKER", -1) == (long)worker;

@@ -1,0 +1,228 @@
+/* repeat.c -- the median run and the spread of a repeated job (see
+ * repeat.h). Pure functions over result JSON, plus the file step that reads
+ * the runs and writes the top-level result. */
+#include "repeat.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/json.h"
+#include "csv.h"
+#include "results.h"
+
+int repeat_stats(const double *v, unsigned n, struct repeat_stats *st) {
+    memset(st, 0, sizeof *st);
+    st->cv = NAN;
+    unsigned *idx = malloc((n ? n : 1) * sizeof *idx);
+    if (!idx)
+        return -1;
+    double sum = 0;
+    for (unsigned i = 0; i < n; i++)
+        if (isfinite(v[i])) {
+            /* Insertion sort by value, then run order: a tie goes to the
+             * earlier run, so the choice never depends on anything else. */
+            unsigned j = st->n++;
+            while (j > 0 && v[idx[j - 1]] > v[i]) {
+                idx[j] = idx[j - 1];
+                j--;
+            }
+            idx[j] = i;
+            sum += v[i];
+        }
+    if (!st->n) {
+        free(idx);
+        return -1;
+    }
+    st->median = idx[(st->n - 1) / 2]; /* the lower median for an even count */
+    st->median_v = v[st->median];
+    st->min = v[idx[0]];
+    st->max = v[idx[st->n - 1]];
+    st->mean = sum / st->n;
+    if (st->n >= 2 && st->mean != 0) {
+        double ss = 0;
+        for (unsigned k = 0; k < st->n; k++)
+            ss += (v[idx[k]] - st->mean) * (v[idx[k]] - st->mean);
+        st->cv = sqrt(ss / (st->n - 1)) / fabs(st->mean) * 100.0;
+    }
+    free(idx);
+    return 0;
+}
+
+static int in_array(const json_t *arr, const char *s) {
+    size_t i;
+    json_t *v;
+    json_array_foreach(arr, i, v) if (json_is_string(v) && !strcmp(json_string_value(v), s)) return 1;
+    return 0;
+}
+
+/* Lines of the other runs' `key` arrays the median run does not have,
+ * each as "run i: ..." into out. */
+static void others(json_t *const *runs, unsigned made, unsigned median, const char *key,
+                   json_t *out) {
+    const json_t *mine = json_object_get(runs[median], key);
+    for (unsigned i = 0; i < made; i++) {
+        size_t j;
+        json_t *v;
+        if (i == median || !runs[i])
+            continue;
+        json_array_foreach(json_object_get(runs[i], key), j, v) {
+            if (json_is_string(v) && !in_array(mine, json_string_value(v)))
+                json_array_append_new(out, json_sprintf("run %u: %s", i + 1, json_string_value(v)));
+        }
+    }
+}
+
+json_t *repeat_combine(json_t *const *runs, const char *const *dirs, unsigned made, unsigned asked,
+                       double max_cv) {
+    double *aops = calloc(made ? made : 1, sizeof *aops);
+    if (!aops)
+        return NULL;
+    json_t *list = json_array(), *names = json_array();
+    int all_valid = made == asked;
+    for (unsigned i = 0; i < made; i++) {
+        aops[i] = runs[i] ? jnum(runs[i], "totals.aops") : NAN;
+        json_array_append_new(list, json_num_or_null(aops[i], 1));
+        json_array_append_new(names, json_string(dirs[i]));
+        all_valid &= runs[i] && json_is_true(json_object_get(runs[i], "valid"));
+    }
+    struct repeat_stats st;
+    unsigned median = 0;
+    if (repeat_stats(aops, made, &st) == 0)
+        median = st.median;
+    else /* no run has an AOPS: the first run with a result stands */
+        while (median < made && !runs[median])
+            median++;
+    if (median == made) {
+        free(aops);
+        json_decref(list);
+        json_decref(names);
+        return NULL;
+    }
+    json_t *res = json_deep_copy(runs[median]);
+    json_t *reasons = json_object_get(res, "invalid_reasons"),
+           *warnings = json_object_get(res, "warnings");
+    if (!json_is_array(reasons))
+        json_object_set_new(res, "invalid_reasons", reasons = json_array());
+    if (!json_is_array(warnings))
+        json_object_set_new(res, "warnings", warnings = json_array());
+    others(runs, made, median, "invalid_reasons", reasons);
+    others(runs, made, median, "warnings", warnings);
+    for (unsigned i = 0; i < made; i++)
+        if (!runs[i])
+            json_array_append_new(reasons, json_sprintf("run %u of %u left no result", i + 1, asked));
+    if (made < asked)
+        json_array_append_new(reasons, json_sprintf("only %u of %u runs were made", made, asked));
+    if (st.n >= 3 && isfinite(st.cv) && st.cv > max_cv)
+        json_array_append_new(warnings,
+                              json_sprintf("unstable: AOPS CV %.1f %% over %u runs (above --max-cv "
+                                           "%g %%): the figures move this much on a rerun",
+                                           st.cv, st.n, max_cv));
+    json_object_set_new(res, "valid", json_boolean(all_valid && json_array_size(reasons) == 0));
+
+    int ok = st.n > 0;
+    json_t *rep = json_pack("{s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:o}", "n", (int)made,
+                            "runs_asked", (int)asked, "aops", list, "aops_median",
+                            json_num_or_null(st.median_v, ok), "aops_min",
+                            json_num_or_null(st.min, ok), "aops_max", json_num_or_null(st.max, ok),
+                            "aops_mean", json_num_or_null(st.mean, ok), "aops_cv",
+                            json_num_or_null(st.cv, ok && isfinite(st.cv)), "median_run",
+                            (int)median + 1, "runs", names);
+    json_object_set_new(res, "repeats", rep);
+    free(aops);
+    return res;
+}
+
+json_t *repeat_finish(const char *dir, unsigned made, unsigned asked, double max_cv,
+                      const char *csv_dir, char *err, size_t errlen) {
+    json_t **runs = calloc(made ? made : 1, sizeof *runs);
+    char **dirs = calloc(made ? made : 1, sizeof *dirs);
+    json_t *res = NULL;
+    if (!runs || !dirs) {
+        snprintf(err, errlen, "out of memory");
+        goto out;
+    }
+    for (unsigned i = 0; i < made; i++) {
+        char path[4200];
+        dirs[i] = malloc(32);
+        if (!dirs[i]) {
+            snprintf(err, errlen, "out of memory");
+            goto out;
+        }
+        snprintf(dirs[i], 32, "runs/%u", i + 1);
+        snprintf(path, sizeof path, "%s/%s/result.json", dir, dirs[i]);
+        runs[i] = json_load_file(path, 0, NULL); /* none: said in the reasons */
+    }
+    res = repeat_combine(runs, (const char *const *)dirs, made, asked, max_cv);
+    if (!res) {
+        snprintf(err, errlen, "%s: none of the %u runs left a result", dir, made);
+        goto out;
+    }
+    if (results_write(res, dir, err, errlen) != 0 ||
+        (csv_dir && csv_dir[0] && csv_export(res, csv_dir, err, errlen) != 0)) {
+        json_decref(res);
+        res = NULL;
+    }
+out:
+    for (unsigned i = 0; runs && dirs && i < made; i++) {
+        json_decref(runs[i]);
+        free(dirs[i]);
+    }
+    free(runs);
+    free(dirs);
+    return res;
+}
+
+int repeat_headline(const json_t *res, char *buf, size_t len) {
+    const json_t *rep = json_object_get(res, "repeats");
+    buf[0] = 0;
+    if (!json_is_object(rep))
+        return -1;
+    double med = jnum(rep, "aops_median"), lo = jnum(rep, "aops_min"), hi = jnum(rep, "aops_max"),
+           cv = jnum(rep, "aops_cv");
+    char cvs[32] = "–";
+    if (isfinite(cv))
+        snprintf(cvs, sizeof cvs, "%.1f %%", cv);
+    snprintf(buf, len, "AOPS %.1f (median of %.0f; min %.1f, max %.1f, CV %s)", med,
+             jnum(rep, "n"), lo, hi, cvs);
+    return 0;
+}
+
+void repeat_print_run(const json_t *res, unsigned index, unsigned of, FILE *f) {
+    double a = jnum(res, "totals.aops");
+    int valid = json_is_true(json_object_get(res, "valid"));
+    const char *why = jstr(res, "invalid_reasons.0");
+    fprintf(f, "harness: run %u of %u: AOPS %s%.1f, %s%s%s\n", index, of, isfinite(a) ? "" : "-",
+            isfinite(a) ? a : 0.0, valid ? "valid" : "not valid", why ? ": " : "", why ? why : "");
+}
+
+/* The figures a repeat's spread covers: AOPS, and per-core AOPS, which
+ * divides every run by the same cores. */
+static int spread_path(const char *path) {
+    return !strcmp(path, "totals.aops") || !strcmp(path, "totals.aops_per_core");
+}
+
+int repeat_range(const json_t *res, const char *path, double *lo, double *hi) {
+    double v = jnum(res, path);
+    *lo = *hi = v;
+    if (!isfinite(v))
+        return -1;
+    const json_t *rep = json_object_get(res, "repeats");
+    double a = jnum(res, "totals.aops"), mn = jnum(rep, "aops_min"), mx = jnum(rep, "aops_max");
+    if (!spread_path(path) || !json_is_object(rep) || !isfinite(mn) || !isfinite(mx) || !(a > 0))
+        return 0;
+    *lo = mn * (v / a);
+    *hi = mx * (v / a);
+    return 1;
+}
+
+int repeat_within_noise(const json_t *a, const json_t *b, const char *path) {
+    double alo, ahi, blo, bhi;
+    if (!spread_path(path))
+        return -1;
+    int ra = repeat_range(a, path, &alo, &ahi), rb = repeat_range(b, path, &blo, &bhi);
+    if (ra < 0 || rb < 0 || (ra == 0 && rb == 0))
+        return -1;
+    return alo <= bhi && blo <= ahi;
+}

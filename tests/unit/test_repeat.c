@@ -1,0 +1,192 @@
+/* test_repeat.c -- the numbers of a repeated job without running one: the
+ * median run (the lower one for an even count, ties to the earlier run),
+ * min, max and CV against values worked out by hand; the combined result
+ * is the median run's whole result plus repeats{}, with the other runs'
+ * reasons and the unstable warning only from 3 runs up; the "within noise"
+ * rule of compare; the summary line; and the sampler's per-interval
+ * counters summing exactly to the last reading. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../common/json.h"
+#include "../../coordinator/cmdline.h"
+#include "../../coordinator/repeat.h"
+#include "../../coordinator/telemetry.h"
+#include "unit.h"
+
+#define NEAR(a, b, eps) (fabs((a) - (b)) < (eps))
+
+static void test_stats(void) {
+    struct repeat_stats st;
+    /* The issue's small runs: 230, 212, 199. Mean 213.667, sample SD
+     * sqrt(((16.333)^2 + (1.667)^2 + (14.667)^2) / 2) = 15.567, CV 7.286 %. */
+    double a[] = {230, 212, 199};
+    CHECK(repeat_stats(a, 3, &st) == 0);
+    CHECK(st.n == 3 && st.median == 1 && st.median_v == 212 && st.min == 199 && st.max == 230);
+    CHECKF(NEAR(st.cv, 7.2857, 1e-3), "cv %g", st.cv);
+
+    /* Even count: the lower of the two middle runs, a run that happened. */
+    double b[] = {10, 40, 20, 30};
+    CHECK(repeat_stats(b, 4, &st) == 0 && st.median == 2 && st.median_v == 20);
+
+    /* Ties go to the earlier run; a run without AOPS is left out. */
+    double c[] = {NAN, 6, 5, 6, 9}; /* sorted 5, 6 (run 2), 6 (run 4), 9 */
+    CHECK(repeat_stats(c, 5, &st) == 0 && st.n == 4 && st.median == 1 && st.min == 5 && st.max == 9);
+
+    double one[] = {3};
+    CHECK(repeat_stats(one, 1, &st) == 0 && st.median == 0 && isnan(st.cv));
+    double none[] = {NAN, NAN};
+    CHECK(repeat_stats(none, 2, &st) == -1);
+    double eq[] = {4, 4, 4};
+    CHECK(repeat_stats(eq, 3, &st) == 0 && st.cv == 0);
+}
+
+static json_t *run(double aops, const char *reason, const char *warning) {
+    json_t *r = json_pack("{s:b, s:[], s:[], s:{s:f, s:f}, s:{s:i}}", "valid", reason == NULL,
+                          "invalid_reasons", "warnings", "totals", "aops", aops, "aops_per_core",
+                          aops / 4, "config", "containers", 2);
+    if (reason)
+        json_array_append_new(json_object_get(r, "invalid_reasons"), json_string(reason));
+    if (warning)
+        json_array_append_new(json_object_get(r, "warnings"), json_string(warning));
+    return r;
+}
+
+static const char *const dirs[] = {"runs/1", "runs/2", "runs/3", "runs/4"};
+
+static int has(const json_t *arr, const char *needle) {
+    size_t i;
+    json_t *v;
+    json_array_foreach(arr, i, v) if (strstr(json_string_value(v), needle)) return 1;
+    return 0;
+}
+
+static void test_combine(void) {
+    json_t *runs[3] = {run(230, NULL, "w"), run(199.5, NULL, "w"), run(212, NULL, "w")};
+    json_t *res = repeat_combine(runs, dirs, 3, 3, 5);
+    CHECK(res != NULL);
+    CHECK(jnum(res, "totals.aops") == 212 && jnum(res, "totals.aops_per_core") == 53);
+    CHECK(jnum(res, "repeats.n") == 3 && jnum(res, "repeats.median_run") == 3);
+    CHECK(jnum(res, "repeats.aops_median") == 212 && jnum(res, "repeats.aops_min") == 199.5 &&
+          jnum(res, "repeats.aops_max") == 230);
+    CHECK(jnum(res, "repeats.aops.1") == 199.5 && !strcmp(jstr(res, "repeats.runs.2"), "runs/3"));
+    CHECK(json_is_true(json_object_get(res, "valid")));
+    /* The same warning in every run is said once, not as "run i: w". */
+    CHECK(json_array_size(json_object_get(res, "warnings")) == 2);
+    CHECK(has(json_object_get(res, "warnings"), "unstable: AOPS CV 7.2 % over 3 runs"));
+    char line[160];
+    CHECK(repeat_headline(res, line, sizeof line) == 0);
+    CHECKF(!strcmp(line, "AOPS 212.0 (median of 3; min 199.5, max 230.0, CV 7.2 %)"), "%s", line);
+    json_decref(res);
+
+    /* --max-cv above the spread: no warning. Two runs: never unstable. */
+    res = repeat_combine(runs, dirs, 3, 3, 8);
+    CHECK(!has(json_object_get(res, "warnings"), "unstable"));
+    json_decref(res);
+    res = repeat_combine(runs, dirs, 2, 2, 1);
+    CHECK(!has(json_object_get(res, "warnings"), "unstable"));
+    CHECK(jnum(res, "repeats.median_run") == 2); /* lower of 230 and 199.5 */
+    json_decref(res);
+
+    /* Another run's reason makes the whole invalid, named by its run; a
+     * run that left nothing, and runs never made, are reasons too. */
+    json_decref(runs[0]);
+    runs[0] = run(230, "3 operations failed", NULL);
+    json_t *four[4] = {runs[0], runs[1], runs[2], NULL};
+    res = repeat_combine(four, dirs, 4, 5, 5);
+    CHECK(!json_is_true(json_object_get(res, "valid")));
+    CHECK(has(json_object_get(res, "invalid_reasons"), "run 1: 3 operations failed"));
+    CHECK(has(json_object_get(res, "invalid_reasons"), "run 4 of 5 left no result"));
+    CHECK(has(json_object_get(res, "invalid_reasons"), "only 4 of 5 runs were made"));
+    CHECK(jnum(res, "repeats.n") == 4 && json_is_null(jget(res, "repeats.aops.3")));
+    json_decref(res);
+    json_t *empty[2] = {NULL, NULL};
+    CHECK(repeat_combine(empty, dirs, 2, 2, 5) == NULL);
+    for (int i = 0; i < 3; i++)
+        json_decref(runs[i]);
+}
+
+/* A result with AOPS v and, when lo < hi, repeats over [lo, hi]. */
+static json_t *spread(double v, double lo, double hi) {
+    json_t *r = json_pack("{s:{s:f, s:f}}", "totals", "aops", v, "aops_per_core", v / 8);
+    if (lo < hi)
+        json_object_set_new(r, "repeats", json_pack("{s:i, s:f, s:f, s:f}", "n", 3, "aops_median",
+                                                    v, "aops_min", lo, "aops_max", hi));
+    return r;
+}
+
+static void test_noise(void) {
+    json_t *a = spread(200, 190, 215), *b = spread(210, 205, 220), *c = spread(260, 250, 270),
+           *one = spread(212, 0, 0), *far = spread(300, 0, 0), *one2 = spread(205, 0, 0);
+    CHECK(repeat_within_noise(a, b, "totals.aops") == 1);  /* 205 <= 215: overlap */
+    CHECK(repeat_within_noise(a, c, "totals.aops") == 0);  /* 250 > 215 */
+    CHECK(repeat_within_noise(a, one, "totals.aops") == 1); /* a single run inside a's range */
+    CHECK(repeat_within_noise(a, far, "totals.aops") == 0);
+    CHECK(repeat_within_noise(one, one2, "totals.aops") == -1); /* no spread known */
+    CHECK(repeat_within_noise(a, b, "totals.aops_per_core") == 1);
+    CHECK(repeat_within_noise(a, b, "totals.aops_per_watt") == -1);
+    double lo, hi;
+    CHECK(repeat_range(a, "totals.aops_per_core", &lo, &hi) == 1 && lo == 190.0 / 8 &&
+          hi == 215.0 / 8);
+    CHECK(repeat_range(one, "totals.aops", &lo, &hi) == 0 && lo == 212 && hi == 212);
+    CHECK(repeat_range(one, "totals.nothing", &lo, &hi) == -1);
+    json_decref(a), json_decref(b), json_decref(c), json_decref(one), json_decref(far),
+        json_decref(one2);
+}
+
+/* The sampler's counters: each point holds the increase over its interval,
+ * the rate divides by the interval, and the increases sum to the total. */
+static uint64_t fake[3];
+static void read_fake(void *ctx, uint64_t *vals) {
+    (void)ctx;
+    memcpy(vals, fake, sizeof fake);
+}
+
+static void test_counters(void) {
+    struct config c;
+    memset(&c, 0, sizeof c);
+    char err[256];
+    CHECKF(options_load_env(&c, err, sizeof err) == 0, "%s", err);
+    snprintf(c.sysroot, sizeof c.sysroot, "/");
+    struct telemetry *t = telemetry_new(&c);
+    const struct tel_counter cols[3] = {{"w1", "ops", 1}, {"w1", "errors", 0}, {"w2", "bytes", 1}};
+    telemetry_counters(t, "workloads", cols, 3, read_fake, NULL);
+    const int64_t S = 1000000000LL;
+    fake[0] = 7; /* what was there at release is not an increase */
+    telemetry_begin(t, 10 * S);
+    uint64_t step[4][3] = {{10, 0, 1000}, {25, 1, 3000}, {25, 1, 3000}, {40, 2, 9000}};
+    const int64_t at[4] = {11 * S, 12 * S, 13 * S, 14 * S + S / 2}; /* the last 1.5 s */
+    for (int i = 0; i < 4; i++) {
+        fake[0] = 7 + step[i][0], fake[1] = step[i][1], fake[2] = step[i][2];
+        telemetry_sample(t, at[i]);
+    }
+    json_t *j = telemetry_json(t);
+    json_t *s = json_object_get(j, "series");
+    CHECK(json_array_size(s) == 4);
+    CHECK(jnum(s, "0.workloads.w1.ops") == 10 && jnum(s, "0.workloads.w1.ops_per_s") == 10);
+    CHECK(jnum(s, "1.workloads.w1.ops") == 15 && jnum(s, "1.workloads.w2.bytes_per_s") == 2000);
+    CHECK(jnum(s, "2.workloads.w1.ops") == 0 && jnum(s, "2.workloads.w1.errors") == 0);
+    CHECK(jnum(s, "3.workloads.w1.ops") == 15 && jnum(s, "3.workloads.w1.ops_per_s") == 10);
+    CHECK(jget(s, "0.workloads.w1.errors_per_s") == NULL); /* no rate where none was asked */
+    double ops = 0, bytes = 0;
+    for (int i = 0; i < 4; i++) {
+        char k[64];
+        snprintf(k, sizeof k, "%d.workloads.w1.ops", i);
+        ops += jnum(s, k);
+        snprintf(k, sizeof k, "%d.workloads.w2.bytes", i);
+        bytes += jnum(s, k);
+    }
+    CHECK(ops == 40 && bytes == 9000);
+    json_decref(j);
+    telemetry_free(t);
+    options_free(&c);
+}
+
+int main(void) {
+    test_stats();
+    test_combine();
+    test_noise();
+    test_counters();
+    return unit_done("test_repeat");
+}
