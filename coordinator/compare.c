@@ -19,6 +19,7 @@
 
 #include "../workloads/workload.h"
 #include "commands.h"
+#include "repeat.h"
 #include "report_html.h"
 
 #define MAX_RUNS 26
@@ -240,26 +241,65 @@ static void workload_rows(const char *wl, struct wl_rows *fr) {
 
 /* ---- text ---- */
 
-static void text_cell(char *out, size_t len, double v, double base, int dec, int first) {
+static void text_cell(char *out, size_t len, double v, double base, int dec, int first,
+                      const char *tag) {
     char f[64];
     fmt_num(f, sizeof f, v, dec);
     double q = ratio(v, base);
     if (first || !isfinite(q))
         snprintf(out, len, "%s", f);
     else
-        snprintf(out, len, "%s (%.2f×)", f, q);
+        snprintf(out, len, "%s (%.2f×%s)", f, q, tag ? tag : "");
 }
 
-static void text_row(int n, const char *name, const double *v, int dec) {
+/* The ratio of run i against A is within the two runs' combined spread:
+ * their --repeat ranges overlap (repeat.h). Said, never left for a reader
+ * to take as a difference. */
+static int within_noise(const struct run *runs, int i, const char *path) {
+    return i > 0 && repeat_within_noise(runs[0].r, runs[i].r, path) == 1;
+}
+
+static void text_row_tagged(int n, const char *name, const double *v, int dec,
+                            const struct run *runs, const char *path) {
     printf("%-26s", name);
     for (int i = 0; i < n; i++) {
         char c[96];
-        text_cell(c, sizeof c, v[i], v[0], dec, i == 0);
+        text_cell(c, sizeof c, v[i], v[0], dec, i == 0,
+                  runs && within_noise(runs, i, path) ? ", noise" : NULL);
         /* × is two bytes but one column: pad by hand. */
         int pad = 24 - (int)strlen(c) + (strstr(c, "×") ? 1 : 0);
         printf(" %*s%s", pad > 0 ? pad : 0, "", c);
     }
     putchar('\n');
+}
+
+static void text_row(int n, const char *name, const double *v, int dec) {
+    text_row_tagged(n, name, v, dec, NULL, NULL);
+}
+
+/* Each run's AOPS range over its --repeat runs, when any run has one. */
+static int any_repeats(const struct run *runs, int n) {
+    for (int i = 0; i < n; i++)
+        if (json_is_object(json_object_get(runs[i].r, "repeats")))
+            return 1;
+    return 0;
+}
+
+static void range_text(const struct run *r, char *out, size_t len) {
+    double lo, hi;
+    if (repeat_range(r->r, "totals.aops", &lo, &hi) == 1)
+        snprintf(out, len, "%.1f-%.1f (%.0f runs)", lo, hi, jnum(r->r, "repeats.n"));
+    else
+        snprintf(out, len, "1 run");
+}
+
+/* Why a ratio can or cannot be read as a difference: a line for the end. */
+static void spread_note(const struct run *runs, int n, char *out, size_t len) {
+    out[0] = 0;
+    if (!any_repeats(runs, n))
+        snprintf(out, len,
+                 "every run is a single run: how much AOPS moves on a rerun is unknown "
+                 "(harness --repeat 3 measures it)");
 }
 
 static void print_text(const struct run *runs, int n, int priced, const json_t *notes) {
@@ -277,7 +317,21 @@ static void print_text(const struct run *runs, int n, int priced, const json_t *
     for (size_t m = 0; m < sizeof HEAD / sizeof HEAD[0]; m++) {
         for (int i = 0; i < n; i++)
             v[i] = jnum(runs[i].r, HEAD[m].path);
-        text_row(n, HEAD[m].name, v, HEAD[m].dec);
+        text_row_tagged(n, HEAD[m].name, v, HEAD[m].dec, runs, HEAD[m].path);
+    }
+    if (any_repeats(runs, n)) { /* each side's spread, no ratio: it is not a figure to rank */
+        printf("%-26s", "AOPS min-max of the runs");
+        for (int i = 0; i < n; i++) {
+            char c[96];
+            range_text(&runs[i], c, sizeof c);
+            printf(" %24s", c);
+        }
+        printf("\n%-26s", "AOPS CV %");
+        for (int i = 0; i < n; i++) {
+            char c[64];
+            printf(" %24s", fmt_num(c, sizeof c, jnum(runs[i].r, "repeats.aops_cv"), 1));
+        }
+        putchar('\n');
     }
     if (priced) {
         for (int i = 0; i < n; i++)
@@ -308,9 +362,17 @@ static void print_text(const struct run *runs, int n, int priced, const json_t *
         }
     }
     for (int i = 1; i < n; i++) {
-        printf("\n%s vs A: AOPS %.2f×, per-core %.2f×", runs[i].label,
-               ratio(jnum(runs[i].r, "totals.aops"), jnum(runs[0].r, "totals.aops")),
-               ratio(jnum(runs[i].r, "totals.aops_per_core"), jnum(runs[0].r, "totals.aops_per_core")));
+        printf("\n%s vs A: AOPS %.2f×", runs[i].label,
+               ratio(jnum(runs[i].r, "totals.aops"), jnum(runs[0].r, "totals.aops")));
+        if (within_noise(runs, i, "totals.aops")) {
+            char a[96], b[96];
+            range_text(&runs[0], a, sizeof a);
+            range_text(&runs[i], b, sizeof b);
+            printf(" (within noise: the runs' AOPS ranges overlap, A %s, %s %s)", a, runs[i].label, b);
+        }
+        printf(", per-core %.2f×%s",
+               ratio(jnum(runs[i].r, "totals.aops_per_core"), jnum(runs[0].r, "totals.aops_per_core")),
+               within_noise(runs, i, "totals.aops_per_core") ? " (within noise)" : "");
         double w = ratio(jnum(runs[i].r, "totals.aops_per_watt"), jnum(runs[0].r, "totals.aops_per_watt"));
         if (isfinite(w))
             printf(", AOPS/W %.2f×", w);
@@ -321,6 +383,10 @@ static void print_text(const struct run *runs, int n, int priced, const json_t *
             printf(", cost per 1,000 AOPS %.2f×", c);
     }
     putchar('\n');
+    char sn[256];
+    spread_note(runs, n, sn, sizeof sn);
+    if (sn[0])
+        printf("spread: %s\n", sn);
     size_t i;
     json_t *s;
     if (json_array_size(notes))
@@ -330,8 +396,8 @@ static void print_text(const struct run *runs, int n, int priced, const json_t *
 
 /* ---- HTML ---- */
 
-static void html_row(struct sbuf *b, int n, const char *name, const char *key,
-                     const double *v, int dec) {
+static void html_row_tagged(struct sbuf *b, int n, const char *name, const char *key,
+                            const double *v, int dec, const struct run *runs) {
     sb_puts(b, "<tr><td>");
     sb_esc(b, name);
     sb_puts(b, "</td>");
@@ -353,11 +419,42 @@ static void html_row(struct sbuf *b, int n, const char *name, const char *key,
             sb_puts(b, "<span class=\"num\" data-key=\"");
             sb_esc(b, k);
             sb_printf(b, "\" data-value=\"%s\">%s×</span>", fmt_exact(e, sizeof e, q), f);
+            if (runs && within_noise(runs, i, key))
+                sb_printf(b, " <span class=\"noise\" data-noise=\"%d.%s\">within noise</span>", i,
+                          key);
         } else
             sb_puts(b, "–");
         sb_puts(b, "</td>");
     }
     sb_puts(b, "</tr>\n");
+}
+
+static void html_row(struct sbuf *b, int n, const char *name, const char *key,
+                     const double *v, int dec) {
+    html_row_tagged(b, n, name, key, v, dec, NULL);
+}
+
+/* Rows of each run's AOPS spread over its --repeat runs (none: "–"). */
+static void html_spread_rows(struct sbuf *b, const struct run *runs, int n) {
+    static const char *const rows[][2] = {{"AOPS min (of the runs)", "repeats.aops_min"},
+                                          {"AOPS max (of the runs)", "repeats.aops_max"},
+                                          {"AOPS CV %", "repeats.aops_cv"},
+                                          {"runs", "repeats.n"}};
+    if (!any_repeats(runs, n))
+        return;
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+        sb_puts(b, "<tr class=\"spread\"><td>");
+        sb_esc(b, rows[r][0]);
+        sb_puts(b, "</td>");
+        for (int i = 0; i < n; i++) {
+            char k[96];
+            snprintf(k, sizeof k, "runs.%d.%s", i, rows[r][1]);
+            sb_puts(b, "<td>");
+            sb_num(b, k, jnum(runs[i].r, rows[r][1]), r == 3 ? 0 : 1);
+            sb_puts(b, i ? "</td><td></td>" : "</td>");
+        }
+        sb_puts(b, "</tr>\n");
+    }
 }
 
 static void write_html(const char *path, const struct run *runs, int n, int priced, const json_t *notes,
@@ -404,6 +501,13 @@ static void write_html(const char *path, const struct run *runs, int n, int pric
         sb_puts(&b, "</ul>\n");
     }
 
+    char sn[256];
+    spread_note(runs, n, sn, sizeof sn);
+    if (sn[0]) {
+        sb_puts(&b, "<p class=\"warn\" id=\"spread-note\">");
+        sb_esc(&b, sn);
+        sb_puts(&b, "</p>\n");
+    }
     sb_puts(&b, "<h2>Side by side (ratios against A)</h2>\n<table id=\"compare\"><tr><th>figure</th>");
     for (int j = 0; j < n; j++) {
         sb_printf(&b, "<th>%s</th>", runs[j].label);
@@ -415,8 +519,9 @@ static void write_html(const char *path, const struct run *runs, int n, int pric
     for (size_t m = 0; m < sizeof HEAD / sizeof HEAD[0]; m++) {
         for (int j = 0; j < n; j++)
             v[j] = jnum(runs[j].r, HEAD[m].path);
-        html_row(&b, n, HEAD[m].name, HEAD[m].path, v, HEAD[m].dec);
+        html_row_tagged(&b, n, HEAD[m].name, HEAD[m].path, v, HEAD[m].dec, runs);
     }
+    html_spread_rows(&b, runs, n);
     if (priced) {
         for (int j = 0; j < n; j++)
             v[j] = runs[j].price;

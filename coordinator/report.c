@@ -21,7 +21,9 @@
 #include "../workloads/workload.h"
 #include "commands.h"
 #include "csv.h"
+#include "repeat.h"
 #include "report_html.h"
+#include "report_repeat.h"
 
 #define MAX_WL 8
 static const char *STATS[] = {"mean", "p50", "p95", "p99", "max"};
@@ -79,7 +81,9 @@ static void headline(struct sbuf *b, const json_t *r) {
     num_at(b, r, "totals.ops", 0);
     sb_puts(b, " operations in ");
     num_at(b, r, "totals.wall_seconds", 3);
-    sb_puts(b, " s</div></div>\n");
+    sb_puts(b, " s</div>");
+    report_repeats_note(b, r);
+    sb_puts(b, "</div>\n");
 
     card_begin(b, "per-core AOPS");
     num_at(b, r, "totals.aops_per_core", 2);
@@ -336,6 +340,7 @@ static void telemetry_section(struct sbuf *b, const json_t *r) {
     series_col(series, "cpu_util", y[0], 1);
     struct chart_series cpu = {"CPU", t, y[0], n};
     svg_line_chart(b, "cpu-util", "CPU utilisation", "seconds since start", "%", &cpu, 1, spans, nspans, 100);
+    report_throughput_charts(b, r, spans, nspans);
 
     series_col(series, "read_Bps", y[0], 1e-6);
     series_col(series, "write_Bps", y[1], 1e-6);
@@ -474,6 +479,7 @@ static void render_run(struct sbuf *b, const json_t *r, const char *name) {
     sb_esc(b, jstr(r, "config.schedule"));
     sb_puts(b, "</p>\n");
     headline(b, r);
+    report_repeats_section(b, r);
     latency_section(b, r);
     figures_section(b, r);
     containers_section(b, r);
@@ -550,17 +556,28 @@ static void sweep_chart(struct sbuf *b, const char *id, const char *title, const
                         struct point *p, size_t n, const char *const *paths, const char *const *names,
                         size_t ns) {
     double *x = calloc(n, sizeof *x), *y = calloc(n * ns, sizeof *y);
+    double *lo = calloc(n * ns, sizeof *lo), *hi = calloc(n * ns, sizeof *hi);
     struct chart_series s[4];
+    const double *los[4] = {0}, *his[4] = {0};
     for (size_t k = 0; k < ns; k++) {
+        int spread = 0;
         for (size_t i = 0; i < n; i++) {
             x[i] = p[i].containers;
             y[k * n + i] = p[i].r ? jnum(p[i].r, paths[k]) : NAN;
+            /* A point of --repeat runs: its min and max as an error bar. */
+            spread |= p[i].r && repeat_range(p[i].r, paths[k], &lo[k * n + i], &hi[k * n + i]) == 1;
+            if (!p[i].r)
+                lo[k * n + i] = hi[k * n + i] = NAN;
         }
         s[k] = (struct chart_series){names[k], x, y + k * n, n};
+        if (spread)
+            los[k] = lo + k * n, his[k] = hi + k * n;
     }
-    svg_line_chart(b, id, title, "containers", unit, s, ns, NULL, 0, 0);
+    svg_line_chart_spread(b, id, title, "containers", unit, s, ns, los, his);
     free(x);
     free(y);
+    free(lo);
+    free(hi);
 }
 
 static int render_sweep(struct sbuf *b, const char *dir, const json_t *sweep, const char *name,
@@ -627,6 +644,14 @@ static int render_sweep(struct sbuf *b, const char *dir, const json_t *sweep, co
         sb_esc(b, WL[w]);
         sb_puts(b, " p95 ms</th>");
     }
+    /* Points of --repeat runs: the spread of their AOPS. */
+    static const char *spread_cols[] = {"repeats.n", "repeats.aops_min", "repeats.aops_max",
+                                        "repeats.aops_cv"};
+    int spread = 0;
+    for (i = 0; i < n; i++)
+        spread |= p[i].r && json_is_object(json_object_get(p[i].r, "repeats"));
+    if (spread)
+        sb_puts(b, "<th>runs</th><th>AOPS min</th><th>AOPS max</th><th>AOPS CV %</th>");
     sb_puts(b, "<th class=\"t\">details</th></tr>\n");
     for (i = 0; i < n; i++) {
         char f[64], key[160];
@@ -643,6 +668,12 @@ static int render_sweep(struct sbuf *b, const char *dir, const json_t *sweep, co
             snprintf(key, sizeof key, "sweep.%zu.%s", i, cols[c]);
             sb_puts(b, "<td>");
             sb_num(b, key, jnum(p[i].r, cols[c]), dec[c]);
+            sb_puts(b, "</td>");
+        }
+        for (size_t c = 0; spread && c < 4; c++) {
+            snprintf(key, sizeof key, "sweep.%zu.%s", i, spread_cols[c]);
+            sb_puts(b, "<td>");
+            sb_num(b, key, jnum(p[i].r, spread_cols[c]), c ? 1 : 0);
             sb_puts(b, "</td>");
         }
         sb_puts(b, "<td class=\"t\">");

@@ -229,7 +229,7 @@ void page_begin(struct sbuf *b, const char *title) {
             "svg.chart .ttl{font-size:13px;font-weight:600;fill:var(--fg)}\n"
             "svg.chart .grid{stroke:var(--line);stroke-width:1}\n"
             "svg.chart .axis{stroke:#8a94a3;stroke-width:1}\n"
-            "svg.chart .line{fill:none;stroke-width:2}\n"
+            "svg.chart .line{fill:none;stroke-width:2}svg.chart .errbar{fill:none;stroke-width:1.5}\n"
             ".ser0{stroke:var(--c0);fill:var(--c0)}.ser1{stroke:var(--c1);fill:var(--c1)}"
             ".ser2{stroke:var(--c2);fill:var(--c2)}.ser3{stroke:var(--c3);fill:var(--c3)}\n"
             "svg.chart polyline.ser0,svg.chart polyline.ser1,svg.chart polyline.ser2,svg.chart polyline.ser3{fill:none}\n"
@@ -314,9 +314,10 @@ static void legend(struct sbuf *b, const char *const *names, size_t n) {
     }
 }
 
-void svg_line_chart(struct sbuf *b, const char *id, const char *title, const char *xlabel,
-                    const char *yunit, const struct chart_series *s, size_t ns,
-                    const struct chart_span *spans, size_t nspans, double ymax_hint) {
+static void line_chart(struct sbuf *b, const char *id, const char *title, const char *xlabel,
+                       const char *yunit, const struct chart_series *s, size_t ns,
+                       const struct chart_span *spans, size_t nspans, double ymax_hint,
+                       const double *const *lo_, const double *const *hi_) {
     double xmin = INFINITY, xmax = -INFINITY, ymax = 0;
     size_t marks = 0;
     for (size_t i = 0; i < ns; i++)
@@ -325,6 +326,8 @@ void svg_line_chart(struct sbuf *b, const char *id, const char *title, const cha
                 xmin = fmin(xmin, s[i].x[j]);
                 xmax = fmax(xmax, s[i].x[j]);
                 ymax = fmax(ymax, s[i].y[j]);
+                if (hi_ && hi_[i] && isfinite(hi_[i][j]))
+                    ymax = fmax(ymax, hi_[i][j]);
                 marks++;
             }
     chart_open(b, id, title, marks);
@@ -384,12 +387,35 @@ void svg_line_chart(struct sbuf *b, const char *id, const char *title, const cha
             }
             j = k;
         }
+        /* Error bars: a vertical line from lo to hi with caps, under the
+         * point (a repeated run's min and max around its median). */
+        for (size_t m = 0; lo_ && hi_ && lo_[i] && hi_[i] && m < s[i].n; m++) {
+            double x = s[i].x[m], lo = lo_[i][m], hi = hi_[i][m];
+            if (!isfinite(x) || !isfinite(lo) || !isfinite(hi))
+                continue;
+            sb_printf(b,
+                      "<path class=\"errbar ser%zu\" d=\"M%.1f,%.1fV%.1fM%.1f,%.1fH%.1fM%.1f,%.1fH%.1f\"/>",
+                      i % 4, PX(x), PY(lo), PY(hi), PX(x) - 4, PY(lo), PX(x) + 4, PX(x) - 4, PY(hi),
+                      PX(x) + 4);
+        }
     }
 #undef PX
 #undef PY
     if (ns > 1)
         legend(b, names, ns < 8 ? ns : 8);
     sb_puts(b, "</svg></figure>\n");
+}
+
+void svg_line_chart(struct sbuf *b, const char *id, const char *title, const char *xlabel,
+                    const char *yunit, const struct chart_series *s, size_t ns,
+                    const struct chart_span *spans, size_t nspans, double ymax_hint) {
+    line_chart(b, id, title, xlabel, yunit, s, ns, spans, nspans, ymax_hint, NULL, NULL);
+}
+
+void svg_line_chart_spread(struct sbuf *b, const char *id, const char *title, const char *xlabel,
+                           const char *yunit, const struct chart_series *s, size_t ns,
+                           const double *const *lo, const double *const *hi) {
+    line_chart(b, id, title, xlabel, yunit, s, ns, NULL, 0, 0, lo, hi);
 }
 
 void svg_bar_chart(struct sbuf *b, const char *id, const char *title, const char *yunit,

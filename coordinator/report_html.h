@@ -65,6 +65,11 @@ struct chart_span {
 void svg_line_chart(struct sbuf *b, const char *id, const char *title, const char *xlabel,
                     const char *yunit, const struct chart_series *s, size_t ns,
                     const struct chart_span *spans, size_t nspans, double ymax_hint);
+/* The same with error bars (a repeated run's min and max around its median):
+ * lo[i][j] to hi[i][j] at series i's point j; lo[i] NULL: none on series i. */
+void svg_line_chart_spread(struct sbuf *b, const char *id, const char *title, const char *xlabel,
+                           const char *yunit, const struct chart_series *s, size_t ns,
+                           const double *const *lo, const double *const *hi);
 
 /* Vertical bar chart, one bar per label. */
 void svg_bar_chart(struct sbuf *b, const char *id, const char *title, const char *yunit,

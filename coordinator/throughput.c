@@ -56,9 +56,10 @@ void throughput_attach(struct telemetry *t, const struct run_ctx *r) {
 void throughput_short_run(const struct config *cfg, double wall_seconds, json_t *warnings) {
     if (!(wall_seconds > 0) || wall_seconds >= 10 * cfg->sample_interval)
         return;
+    /* No duration in the text: the runs of a --repeat then say it once. */
     json_array_append_new(
-        warnings, json_sprintf("short run: %.2f s is under 10 samples of --sample-interval %g s, "
+        warnings, json_sprintf("short run: it lasted under 10 samples of --sample-interval %g s, "
                                "too few to read throughput over time from (run more --cycles or "
                                "lower --sample-interval)",
-                               wall_seconds, cfg->sample_interval));
+                               cfg->sample_interval));
 }
