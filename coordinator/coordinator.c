@@ -98,6 +98,20 @@ static void raise_nofile(void) {
     }
 }
 
+/* The signals that stop a run: Ctrl-C, SIGTERM, SIGHUP. */
+static void stop_signals(sigset_t *set) {
+    sigemptyset(set);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGTERM);
+    sigaddset(set, SIGHUP);
+}
+
+static void unblock_stop_signals(void) {
+    sigset_t set;
+    stop_signals(&set);
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
 /* One point's state, from setup to teardown. */
 struct coord {
     struct run_ctx r;
@@ -308,6 +322,7 @@ static void coord_launch(struct coord *c) {
             close(c->release_wr);
             close(c->sfd);
             sigprocmask(SIG_SETMASK, &c->oldmask, NULL);
+            unblock_stop_signals(); /* a --repeat blocks them between its runs */
             worker_main(&c->r, i);
         }
         c->we[i].pid = pid;
@@ -590,8 +605,14 @@ static int run_repeated(struct config *cfg, int64_t t_start, json_t **repeats) {
     snprintf(base, sizeof base, "%s", cfg->out);
     snprintf(csv, sizeof csv, "%s", cfg->csv_dir);
     cfg->csv_dir[0] = 0; /* the runs' CSV would overwrite each other: the median run's only */
+    /* Between runs no signalfd is watching: keep Ctrl-C pending until the
+     * next check instead of dying with the runs made so far not combined. */
+    sigset_t stop, old, pending;
+    stop_signals(&stop);
+    sigprocmask(SIG_BLOCK, &stop, &old);
     int worst = 0;
     unsigned made = 0;
+    const char *stopped = NULL;
     for (unsigned i = 1; i <= cfg->repeat; i++) {
         cfg->repeat_index = i;
         snprintf(cfg->out, sizeof cfg->out, "%s/runs/%u", base, i);
@@ -609,25 +630,45 @@ static int run_repeated(struct config *cfg, int64_t t_start, json_t **repeats) {
             worst = rc;
         if (rc == EXIT_SIGNAL || rc == EXIT_USAGE || made < i)
             break;
+        sigpending(&pending);
+        if (sigismember(&pending, SIGINT) || sigismember(&pending, SIGTERM) ||
+            sigismember(&pending, SIGHUP)) {
+            stopped = "interrupted between runs";
+            worst = EXIT_SIGNAL;
+            break;
+        }
     }
     snprintf(cfg->out, sizeof cfg->out, "%s", base);
     snprintf(cfg->csv_dir, sizeof cfg->csv_dir, "%s", csv);
     cfg->repeat_index = 0;
-    if (!made)
-        return worst ? worst : EXIT_INVALID;
-    json_t *res = repeat_finish(base, made, cfg->repeat, cfg->max_cv, csv, err, sizeof err);
-    if (!res) {
+    json_t *res = made ? repeat_finish(base, made, cfg->repeat, cfg->max_cv, stopped, csv, err,
+                                       sizeof err)
+                       : NULL;
+    if (made && !res)
         fprintf(stderr, "harness: %s\n", err);
-        return worst > EXIT_INVALID ? worst : EXIT_INVALID;
-    }
-    int valid = json_is_true(json_object_get(res, "valid"));
-    if (!cfg->quiet || !valid)
-        results_print_summary(res, base, stdout);
-    if (!valid && worst == 0)
+    if (res) {
+        int valid = json_is_true(json_object_get(res, "valid"));
+        if (!cfg->quiet || !valid)
+            results_print_summary(res, base, stdout);
+        if (!valid && worst == 0)
+            worst = EXIT_INVALID;
+        if (repeats)
+            *repeats = json_incref(json_object_get(res, "repeats"));
+        json_decref(res);
+    } else if (worst < EXIT_INVALID)
         worst = EXIT_INVALID;
-    if (repeats)
-        *repeats = json_incref(json_object_get(res, "repeats"));
-    json_decref(res);
+    /* A signal still pending was seen above (or came after the last run):
+     * take it here, it has done its work. */
+    struct timespec zero = {0, 0};
+    sigpending(&pending);
+    while (sigismember(&pending, SIGINT) || sigismember(&pending, SIGTERM) ||
+           sigismember(&pending, SIGHUP)) {
+        if (sigtimedwait(&stop, NULL, &zero) < 0)
+            break;
+        worst = EXIT_SIGNAL;
+        sigpending(&pending);
+    }
+    sigprocmask(SIG_SETMASK, &old, NULL);
     return worst;
 }
 

@@ -158,11 +158,24 @@ int csv_export(const json_t *result, const char *dir, char *err, size_t errlen) 
     static const char *skeys[] = {"t", "cpu_util", "read_Bps", "read_iops", "write_Bps", "write_iops", "power_w"};
     for (size_t k = 0; k < 7; k++)
         fprintf(f, "%s%s", k ? "," : "", skeys[k]);
+    /* Then each workload's per-interval counts (<workload>_<key>), as the
+     * first point has them. */
+    const json_t *series = json_object_get(json_object_get(result, "telemetry"), "series");
+    const json_t *per0 = json_object_get(json_array_get(series, 0), "workloads");
+    const char *key;
+    json_t *v;
+    for (size_t w = 0; w < nw; w++)
+        json_object_foreach((json_t *)json_object_get(per0, wl[w]), key, v)
+            fprintf(f, ",%s_%s", wl[w], key);
     fputc('\n', f);
     json_t *s;
-    json_array_foreach(json_object_get(json_object_get(result, "telemetry"), "series"), i, s) {
+    json_array_foreach(series, i, s) {
         for (size_t k = 0; k < 7; k++)
             cell(f, json_object_get(s, skeys[k]), k == 0);
+        const json_t *per = json_object_get(s, "workloads");
+        for (size_t w = 0; w < nw; w++)
+            json_object_foreach((json_t *)json_object_get(per0, wl[w]), key, v)
+                cell(f, json_object_get(json_object_get(per, wl[w]), key), 0);
         fputc('\n', f);
     }
     return close_checked(f, path, err, errlen);

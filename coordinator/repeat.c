@@ -135,7 +135,7 @@ json_t *repeat_combine(json_t *const *runs, const char *const *dirs, unsigned ma
 }
 
 json_t *repeat_finish(const char *dir, unsigned made, unsigned asked, double max_cv,
-                      const char *csv_dir, char *err, size_t errlen) {
+                      const char *stopped, const char *csv_dir, char *err, size_t errlen) {
     json_t **runs = calloc(made ? made : 1, sizeof *runs);
     char **dirs = calloc(made ? made : 1, sizeof *dirs);
     json_t *res = NULL;
@@ -158,6 +158,10 @@ json_t *repeat_finish(const char *dir, unsigned made, unsigned asked, double max
     if (!res) {
         snprintf(err, errlen, "%s: none of the %u runs left a result", dir, made);
         goto out;
+    }
+    if (stopped) {
+        json_array_append_new(json_object_get(res, "invalid_reasons"), json_string(stopped));
+        json_object_set_new(res, "valid", json_false());
     }
     if (results_write(res, dir, err, errlen) != 0 ||
         (csv_dir && csv_dir[0] && csv_export(res, csv_dir, err, errlen) != 0)) {

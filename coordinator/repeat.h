@@ -40,10 +40,11 @@ json_t *repeat_combine(json_t *const *runs, const char *const *dirs, unsigned ma
                        double max_cv);
 
 /* Read RUN_DIR/runs/1..made/result.json, write RUN_DIR/result.json (and CSV
- * into csv_dir when not empty). Returns the combined result (the caller
- * prints and frees it), or NULL with err set. */
+ * into csv_dir when not empty). stopped: a reason the runs ended early that
+ * no run says itself (a signal between runs), or NULL. Returns the combined
+ * result (the caller prints and frees it), or NULL with err set. */
 json_t *repeat_finish(const char *dir, unsigned made, unsigned asked, double max_cv,
-                      const char *csv_dir, char *err, size_t errlen);
+                      const char *stopped, const char *csv_dir, char *err, size_t errlen);
 
 /* "AOPS 212.0 (median of 3; min 199.5, max 230.4, CV 7.2 %)" into buf;
  * 0, or -1 (buf empty) when res holds no repeats. */

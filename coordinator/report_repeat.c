@@ -37,9 +37,12 @@ void report_repeats_note(struct sbuf *b, const json_t *r) {
     sb_num(b, "repeats.aops_cv", jnum(rep, "aops_cv"), 1);
     sb_puts(b, " %</div>");
     const char *u = unstable_warning(r);
-    if (u) {
+    if (u) { /* the warning's first words; all of it is under Warnings */
+        const char *paren = strstr(u, " (");
+        char shortw[160];
+        snprintf(shortw, sizeof shortw, "%.*s", paren ? (int)(paren - u) : (int)strlen(u), u);
         sb_puts(b, "<div class=\"invalid\" id=\"unstable\">");
-        sb_esc(b, u);
+        sb_esc(b, shortw);
         sb_puts(b, "</div>");
     }
 }
@@ -57,8 +60,10 @@ void report_repeats_section(struct sbuf *b, const json_t *r) {
         goto out;
     sb_puts(b, "<h2>Runs of the repeat</h2>\n<p class=\"sub\">The headline is run ");
     sb_num(b, "repeats.median_run", median, 0);
-    sb_puts(b, ", the run with the median AOPS (for an even count, the lower of the two middle "
-               "runs): every figure on this page is that run's, never a mix of runs, never the "
+    sb_puts(b, n % 2 ? ", the run with the median AOPS" :
+                       ", the run with the median AOPS (of an even count, the lower of the two "
+                       "middle runs)");
+    sb_puts(b, ": every figure on this page is that run's, never a mix of runs, never the "
                "best.</p>\n<div class=\"grid2\">");
     for (size_t i = 0; i < n; i++) {
         v[i] = jnum(json_array_get(a, i), "");
@@ -173,7 +178,7 @@ void report_throughput_charts(struct sbuf *b, const json_t *r, const struct char
         }
     }
     if (ns)
-        svg_line_chart(b, "throughput-bytes", "bytes per second the operations moved, by workload",
+        svg_line_chart(b, "throughput-bytes", "bytes/s by workload",
                        "seconds since start", "MB/s", s, ns, spans, nspans, 0);
 out:
     free(t);

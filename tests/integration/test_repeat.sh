@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# Numbers that repeat (--repeat, --warmup-cycles, throughput over time, the
+# stability rule, compare's "within noise"):
+#   - the whole job on the tiny profile against the real stack, 3 times with
+#     one warm-up cycle: three runs on disk, the top-level result is the run
+#     whose AOPS jq finds to be the median, with the min, max and CV jq
+#     recomputes from runs/<i>/result.json; each worker ran 2 x 1,340
+#     operations (MinIO's own GET count for a bucket only this test reads)
+#     but counted 1,340; the per-interval counts of the series sum to the
+#     totals exactly;
+#   - the unstable warning on a run made slow on purpose, none on three equal
+#     runs of the sleep workload;
+#   - an even count takes the lower median; a sweep repeats each point and its
+#     report draws error bars; Ctrl-C in the second of three runs;
+#   - compare marks a ratio within the runs' combined spread (fixtures);
+#   - bad values exit 2 with one line.
+source "$(dirname "$0")/../lib.sh"
+
+CREDS=${AOPS_CREDENTIALS:-$ROOT/.local/stack/credentials}
+E=$(sed -n 's/^S3_ENDPOINT=//p' "$CREDS" 2>/dev/null | head -1)
+B=aops-it-repeat
+# MinIO's GetObject count for one bucket (its v2 bucket metrics; 0 before any).
+gets() { curl -s "$E/minio/v2/metrics/bucket" | awk -v b="$B" '
+    index($0, "minio_bucket_requests_total{api=\"getobject\",bucket=\"" b "\"") == 1 { n = $2 } END { print n + 0 }'; }
+
+# ---- the real job, 3 runs, one warm-up cycle each ----
+N=1
+"$HARNESS" corpus fetch --profile tiny --dir "$TMP/corpus" >/dev/null 2>&1 || fail "corpus fetch --profile tiny"
+out=$("$HARNESS" prepare --containers $N --profile tiny --bucket $B --corpus "$TMP/corpus" 2>&1) || { fail "prepare"; echo "$out"; }
+g0=$(gets)
+"$HARNESS" --containers $N --profile tiny --bucket $B --corpus "$TMP/corpus" --repeat 3 --warmup-cycles 1 \
+    --sample-interval 0.2 --out "$TMP/rep" --csv "$TMP/rep/csv" >"$TMP/rep.out" 2>"$TMP/rep.err"
+rc=$?
+R=$TMP/rep/result.json
+check_eq "repeat run exits 0 ($(tail -2 "$TMP/rep.err"))" 0 "$rc"
+check "three runs written" test -s "$TMP/rep/runs/1/result.json" -a -s "$TMP/rep/runs/2/result.json" -a -s "$TMP/rep/runs/3/result.json"
+RUNS=$(jq -s '[.[].totals.aops]' "$TMP"/rep/runs/{1,2,3}/result.json)
+check "repeats.aops lists each run's AOPS in order" jq -e --argjson a "$RUNS" '.repeats.aops == $a and .repeats.n == 3' $R
+check "aops_median, min, max as jq finds them" jq -e --argjson a "$RUNS" \
+    '($a | sort) as $s | .repeats.aops_median == $s[1] and .repeats.aops_min == $s[0] and .repeats.aops_max == $s[2]' $R
+check "aops_cv = sample SD / mean, in percent" jq -e --argjson a "$RUNS" \
+    '($a | add / length) as $m | ((($a | map((. - $m) * (. - $m)) | add) / 2 | sqrt) / $m * 100) as $cv
+     | (.repeats.aops_cv - $cv | fabs) < 1e-6 * ($cv + 1)' $R
+med=$(jq -r '.repeats.median_run' $R)
+check "the headline is the median run's whole result, not a mix" bash -c \
+    "jq -S 'del(.repeats, .warnings, .invalid_reasons, .valid)' '$R' | cmp -s - <(jq -S 'del(.warnings, .invalid_reasons, .valid)' '$TMP/rep/runs/$med/result.json')"
+check "totals.aops is aops_median" jq -e '.totals.aops == .repeats.aops_median' $R
+check "valid: every run valid" jq -e '.valid == true' $R
+check_contains "summary line" "AOPS $(jq -r '.repeats.aops_median * 10 | round / 10 | tostring' $R | sed 's/^\([0-9]*\)$/\1.0/') (median of 3; min" "$(cat "$TMP/rep.out")"
+check "config says the warm-up and the repeat" jq -e '.config.warmup_cycles == 1 and .config.repeat == 3' $R
+for i in 1 2 3; do
+    r=$TMP/rep/runs/$i/result.json
+    check "run $i: 1,340 operations counted per worker" jq -e --argjson n $N '.totals.ops == 1340 * $n and ([.containers[].ops] | all(. == 1340))' "$r"
+    check "run $i: 1,340 warm-up operations per worker, not counted, with their time" \
+        jq -e '[.containers[] | .warmup_ops == 1340 and .warmup_errors == 0 and .warmup_seconds > 0] | all' "$r"
+    check "run $i: per-interval ops sum to each workload's total" jq -e \
+        '.workloads as $w | [.telemetry.series[].workloads | to_entries[] | {k: .key, v: .value.ops}]
+         | group_by(.k) | map({(.[0].k): (map(.v) | add)}) | add | to_entries | all(.value == $w[.key].ops)' "$r"
+    check "run $i: per-interval bytes sum to the byte counters" jq -e \
+        '.workloads.s3.bytes == ([.telemetry.series[].workloads.s3.bytes] | add) and
+         .workloads.search.bytes_searched == ([.telemetry.series[].workloads.search.bytes_searched] | add)' "$r"
+done
+check "rates are ops over the interval" jq -e '.telemetry.series as $s | [range(1; $s | length) as $i
+    | ($s[$i].t - $s[$i - 1].t) as $dt | select($dt > 0.05) | $s[$i].workloads.s3 | (.ops_per_s * $dt - .ops | fabs) < 0.01 * (.ops + 10)] | all' $R
+col=$(head -1 "$TMP/rep/csv/series.csv" | tr , '\n' | grep -nx s3_ops | cut -d: -f1)
+check_eq "--csv: the median run's series, with an s3_ops column summing to the total" $((1190 * N)) \
+    "$(awk -F, -v c="${col:-0}" 'NR > 1 { s += $c } END { print s + 0 }' "$TMP/rep/csv/series.csv")"
+# What MinIO answered: per worker and run, open()'s 1-byte probe and 2 x 1,190 GETs.
+want=$((3 * N * (1 + 2 * 1190)))
+for _ in $(seq 40); do [ $(($(gets) - g0)) -ge $want ] && break; sleep 0.5; done
+check_eq "MinIO answered 2 x 1,190 GETs per worker and run (warm-up + measured) + the probe" $want $(($(gets) - g0))
+"$HARNESS" report "$TMP/rep" >/dev/null 2>&1
+check "report: the spread next to the headline" grep -q 'id="repeats-note"' "$TMP/rep/report.html"
+check "report: a throughput chart with points" grep -qE 'data-chart="throughput" data-marks="[1-9]' "$TMP/rep/report.html"
+check "report: a bytes-per-second chart" grep -qE 'data-chart="throughput-bytes" data-marks="[1-9]' "$TMP/rep/report.html"
+check "report: a bar per run" grep -q 'data-chart="repeats-aops" data-marks="3"' "$TMP/rep/report.html"
+
+# ---- the stability rule ----
+AOPS_TEST_SLOW_RUN=2 AOPS_SLEEP_US=5000 "$HARNESS" --containers 2 --cycles 2 --workloads sleep --repeat 3 \
+    --out "$TMP/noisy" --quiet >"$TMP/noisy.out" 2>/dev/null
+check "a run made slow on purpose: unstable warning" jq -e '.repeats.aops_cv > 5 and (.warnings | any(test("^unstable: AOPS CV [0-9.]+ % over 3 runs")))' "$TMP/noisy/result.json"
+check_contains "and in the summary" "warning: unstable: AOPS CV" "$(cat "$TMP/noisy.out")"
+"$HARNESS" report "$TMP/noisy" >/dev/null 2>&1
+check "report: unstable shown next to the headline" grep -q 'id="unstable"' "$TMP/noisy/report.html"
+# Equal runs: 100 ms sleeps, so a loaded machine's wake-up delays stay small.
+AOPS_SLEEP_US=100000 "$HARNESS" --containers 2 --workloads sleep --repeat 3 --out "$TMP/equal" --quiet >/dev/null 2>&1
+check "three equal runs: no unstable warning ($(jq -c .repeats.aops "$TMP/equal/result.json"))" \
+    jq -e '.repeats.n == 3 and .repeats.aops_cv <= 5 and (.warnings | any(test("unstable")) | not)' "$TMP/equal/result.json"
+check "the short-run warning is said once, not per run" jq -e '[.warnings[] | select(test("short run"))] | length == 1' "$TMP/equal/result.json"
+
+# ---- even count, sweeps ----
+AOPS_TEST_SLOW_RUN=1 "$HARNESS" --containers 1,2 --workloads sleep --repeat 2 --out "$TMP/sweep" --quiet >/dev/null 2>&1
+check "even count: the lower of the two runs is the headline" jq -e '.repeats.median_run == 1 and .totals.aops == .repeats.aops_min' "$TMP/sweep/points/2/result.json"
+check "sweep.json: each point's spread" jq -e '([.points[] | .repeats.n == 2 and .repeats.aops_min <= .repeats.aops_max] | all) and (.points | length == 2)' "$TMP/sweep/sweep.json"
+check "each point's runs on disk" test -s "$TMP/sweep/points/1/runs/2/result.json" -a -s "$TMP/sweep/points/2/runs/2/result.json"
+"$HARNESS" report "$TMP/sweep" >/dev/null 2>&1
+check "sweep report: error bars on the AOPS chart" bash -c "sed -n '/data-chart=\"sweep-aops\"/,/<\/svg>/p' '$TMP/sweep/report.html' | grep -c 'class=\"errbar' | grep -qx 2"
+check "sweep report: spread columns" grep -q 'data-key="sweep.1.repeats.aops_cv"' "$TMP/sweep/report.html"
+
+# ---- Ctrl-C in run 2 of 3: what was made is written, invalid, 130 ----
+AOPS_SLEEP_US=50000 "$HARNESS" --containers 1 --workloads sleep --repeat 3 --out "$TMP/int" --quiet >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 100); do [ -d "$TMP/int/runs/2" ] && break; sleep 0.05; done
+sleep 0.3
+kill -INT $pid
+wait $pid
+check_eq "interrupted repeat exits 130" 130 $?
+check "the runs made so far are combined, invalid, with why" jq -e '.repeats.n == 2 and .valid == false and
+    (.invalid_reasons | any(test("only 2 of 3 runs were made"))) and (.invalid_reasons | any(test("interrupted")))' "$TMP/int/result.json"
+
+# ---- compare: within noise (fixtures) ----
+F=$ROOT/tests/fixtures/result-sample-a.json
+mkdir -p "$TMP/c/a" "$TMP/c/b" "$TMP/c/c" "$TMP/c/s1" "$TMP/c/s2"
+jq '.totals.aops = 239.3 | .repeats = {n: 3, aops: [230, 239.3, 250], aops_median: 239.3, aops_min: 230, aops_max: 250, aops_cv: 4.2, median_run: 2}' "$F" >"$TMP/c/a/result.json"
+jq '.totals.aops = 226 | .totals.aops_per_core = 28.25 | .repeats = {n: 3, aops: [220, 226, 235], aops_median: 226, aops_min: 220, aops_max: 235, aops_cv: 3.3, median_run: 2}' "$F" >"$TMP/c/b/result.json"
+jq '.totals.aops = 120 | .totals.aops_per_core = 15 | .repeats = {n: 3, aops: [118, 120, 123], aops_median: 120, aops_min: 118, aops_max: 123, aops_cv: 2.1, median_run: 2}' "$F" >"$TMP/c/c/result.json"
+cp "$F" "$TMP/c/s1/result.json"
+jq '.totals.aops = 220' "$F" >"$TMP/c/s2/result.json"
+out=$("$HARNESS" compare "$TMP/c/a" "$TMP/c/b" "$TMP/c/c" --html "$TMP/c/cmp.html" 2>&1)
+check_contains "overlapping ranges: the ratio is said to be within noise" "B vs A: AOPS 0.94× (within noise: the runs' AOPS ranges overlap, A 230.0-250.0 (3 runs), B 220.0-235.0 (3 runs))" "$out"
+check "apart: a plain ratio" grep -qx 'C vs A: AOPS 0.50×, per-core 0.50×, AOPS/W 1.00×' <<<"$out"
+check_contains "each side's min-max" "230.0-250.0 (3 runs)     220.0-235.0 (3 runs)     118.0-123.0 (3 runs)" "$out"
+check "HTML: within noise on B's AOPS ratio" grep -q 'data-noise="1.totals.aops">within noise' "$TMP/c/cmp.html"
+check "HTML: none on C's" bash -c "! grep -q 'data-noise=\"2.totals.aops\"' '$TMP/c/cmp.html'"
+check "HTML: each side's min and max" grep -q 'data-key="runs.2.repeats.aops_max" data-value="123"' "$TMP/c/cmp.html"
+out=$("$HARNESS" compare "$TMP/c/s1" "$TMP/c/s2" --html "$TMP/c/single.html" 2>&1)
+check_contains "single runs: the spread is said to be unknown" "spread: every run is a single run" "$out"
+check "HTML: the same note" grep -q 'id="spread-note"' "$TMP/c/single.html"
+
+# ---- bad values ----
+for args in "--repeat 0" "--repeat many" "--warmup-cycles -1" "--max-cv -2"; do
+    err=$("$HARNESS" --containers 1 --workloads sleep $args --out "$TMP/bad" 2>&1 >/dev/null)
+    rc=$?
+    check_eq "'$args' exits 2" 2 "$rc"
+    check_eq "'$args' says so in one line" 1 "$(printf '%s\n' "$err" | wc -l)"
+done
+check "nothing ran for bad values" test ! -e "$TMP/bad/result.json"
+finish
