@@ -185,6 +185,8 @@ int repeat_headline(const json_t *res, char *buf, size_t len) {
         return -1;
     double med = jnum(rep, "aops_median"), lo = jnum(rep, "aops_min"), hi = jnum(rep, "aops_max"),
            cv = jnum(rep, "aops_cv");
+    if (!isfinite(med)) /* no run got as far as an AOPS: the plain line says "-" */
+        return -1;
     char cvs[32] = "–";
     if (isfinite(cv))
         snprintf(cvs, sizeof cvs, "%.1f %%", cv);

@@ -6,8 +6,12 @@
  * worker i die of SIGSEGV at its 5th operation, AOPS_TEST_HANG_WORKER=i makes
  * it stop making progress: the crash, stall and cleanup tests use them.
  * AOPS_TEST_SLOW_RUN=i makes the sleeps of run i of a --repeat three times
- * as long: a run made noisy on purpose, for the stability rule's test. Both
+ * as long: a run made noisy on purpose, for the stability rule's test.
+ * AOPS_SLEEP_PACED=1 sleeps to deadlines one AOPS_SLEEP_US apart instead,
+ * so a late wake-up on a loaded machine is made up by the next operation
+ * and equal runs stay equal (the stability rule's other test). Both
  * are marked test_only: a run that uses them is never a valid benchmark. */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/util.h"
 #include "workload.h"
 
 struct testwl {
@@ -22,6 +27,8 @@ struct testwl {
     long sleep_us;
     long memhog_mb;
     int crash, hang;
+    int paced;
+    int64_t next_ns; /* AOPS_SLEEP_PACED: the next deadline, CLOCK_MONOTONIC */
     unsigned done;
     void *chain; /* memhog's allocations, kept reachable so none is elided */
 };
@@ -47,6 +54,7 @@ static void *test_open(const struct config *cfg, unsigned worker, char *err, siz
     if (cfg->repeat_index && env_long("AOPS_TEST_SLOW_RUN", 0) == (long)cfg->repeat_index)
         t->sleep_us *= 3;
     t->memhog_mb = env_long("AOPS_MEMHOG_MB", 64);
+    t->paced = env_long("AOPS_SLEEP_PACED", 0) != 0;
     t->crash = env_long("AOPS_TEST_CRASH_WORKER", -1) == (long)worker;
     t->hang = env_long("AOPS_TEST_HANG_WORKER", -1) == (long)worker;
     if (env_long("AOPS_TEST_OPEN_FAIL", 0)) {
@@ -71,6 +79,18 @@ static int sleep_run(void *st, unsigned cycle, unsigned op, struct op_result *re
     (void)cycle, (void)op, (void)res;
     struct testwl *t = st;
     faults(t);
+    if (t->paced) {
+        /* From the first operation on (or after a gap longer than a sleep,
+         * such as the start barrier), every sleep ends on its deadline. */
+        int64_t now = now_ns(), step = (int64_t)t->sleep_us * 1000;
+        if (!t->next_ns || now - t->next_ns > step)
+            t->next_ns = now;
+        t->next_ns += step;
+        struct timespec ts = {t->next_ns / 1000000000, t->next_ns % 1000000000};
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
+        }
+        return 0;
+    }
     struct timespec ts = {t->sleep_us / 1000000, (t->sleep_us % 1000000) * 1000};
     nanosleep(&ts, NULL);
     return 0;

@@ -82,11 +82,24 @@ check "a run made slow on purpose: unstable warning" jq -e '.repeats.aops_cv > 5
 check_contains "and in the summary" "warning: unstable: AOPS CV" "$(cat "$TMP/noisy.out")"
 "$HARNESS" report "$TMP/noisy" >/dev/null 2>&1
 check "report: unstable shown next to the headline" grep -q 'id="unstable"' "$TMP/noisy/report.html"
-# Equal runs: 100 ms sleeps, so a loaded machine's wake-up delays stay small.
-AOPS_SLEEP_US=100000 "$HARNESS" --containers 2 --workloads sleep --repeat 3 --out "$TMP/equal" --quiet >/dev/null 2>&1
+# Equal runs: paced 100 ms sleeps, so a late wake-up on a loaded machine is made
+# up by the next sleep and the three runs do the same work in the same time.
+AOPS_SLEEP_PACED=1 AOPS_SLEEP_US=100000 "$HARNESS" --containers 2 --workloads sleep --repeat 3 --out "$TMP/equal" --quiet >/dev/null 2>&1
 check "three equal runs: no unstable warning ($(jq -c .repeats.aops "$TMP/equal/result.json"))" \
     jq -e '.repeats.n == 3 and .repeats.aops_cv <= 5 and (.warnings | any(test("unstable")) | not)' "$TMP/equal/result.json"
 check "the short-run warning is said once, not per run" jq -e '[.warnings[] | select(test("short run"))] | length == 1' "$TMP/equal/result.json"
+
+# ---- a long warm-up is progress, a warm-up that hangs is a stall ----
+AOPS_SLEEP_US=100000 "$HARNESS" --containers 2 --workloads sleep --warmup-cycles 1 --stall-timeout 1 \
+    --out "$TMP/longwarm" --quiet >/dev/null 2>&1
+check "a 2 s warm-up with --stall-timeout 1 is not a stall" jq -e '.totals.ops == 40 and
+    (.invalid_reasons | any(test("not ready|stall")) | not) and ([.containers[].warmup_seconds] | min) > 1.5' "$TMP/longwarm/result.json"
+t0=$(date +%s)
+AOPS_TEST_HANG_WORKER=1 timeout 60 "$HARNESS" --containers 2 --workloads sleep --warmup-cycles 1 --stall-timeout 1 \
+    --out "$TMP/hangwarm" --quiet >/dev/null 2>&1
+check_eq "a warm-up that hangs exits 1" 1 $?
+check "and is stopped by --stall-timeout, nothing measured" jq -e '(.invalid_reasons | any(test("1 of 2 workers not ready after 1 s"))) and .totals.ops == 0' "$TMP/hangwarm/result.json"
+check "within seconds" test $(( $(date +%s) - t0 )) -lt 20
 
 # ---- even count, sweeps ----
 AOPS_TEST_SLOW_RUN=1 "$HARNESS" --containers 1,2 --workloads sleep --repeat 2 --out "$TMP/sweep" --quiet >/dev/null 2>&1
