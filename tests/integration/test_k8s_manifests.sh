@@ -131,7 +131,9 @@ def secretkeys: ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "MARIADB_PASSWORD
      ($workloads[] | .metadata.name as $n | pod as $p | containers[]
       | (select(.imagePullPolicy != "Never") | "local: \($n)/\(.name) imagePullPolicy \(.imagePullPolicy), not Never"),
         (select(.image | endswith(":local") | not) | "local: \($n)/\(.name) image \(.image) is not a :local image"),
-        (select($p.hostNetwork != true) | "local: \($n) is not on the host network (the stack listens on 127.0.0.1)"))
+        (select($p.hostNetwork != true) | "local: \($n) is not on the host network (the stack listens on 127.0.0.1)")),
+     ($workloads[] | .metadata.name as $n | pod.volumes // [] | .[] | select(.hostPath)
+      | "local: \($n) mounts hostPath \(.hostPath.path): the test cluster must leave nothing on the host")
    else empty end),
   # the in-cluster stack, where there is one
   (if $overlay == "cluster" then
@@ -201,6 +203,7 @@ if [ -f "$TMP/cluster.json" ] && [ -f "$TMP/local.json" ]; then
     mutant "merge reads another prefix" cluster '(.[] | select(.kind == "Job" and .metadata.name == "aops-merge")).spec.template.spec.initContainers[0].args[1] = "s3://aops-results/"'
     mutant "local pulls an image" local "$H.imagePullPolicy = \"IfNotPresent\""
     mutant "local off the host network" local "$SHARD.spec.template.spec.hostNetwork = false"
+    mutant "local writes to the host" local "$SHARD.spec.template.spec.volumes[0] = {name: \"corpus\", hostPath: {path: \"/var/lib/aops/corpus\"}}"
     # and the schema check bites: an unknown field, a wrong type
     for edit in 's/completionMode: Indexed/completionMod: Indexed/' 's/backoffLimit: 0/backoffLimit: "0"/'; do
         sed "$edit" "$TMP/local.yaml" >"$TMP/mutant.yaml"

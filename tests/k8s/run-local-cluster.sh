@@ -91,6 +91,8 @@ PRE_CHAINS=""       # iptables chains before we started
 PRE_NETNS=""
 declare -A PRE_SYSCTL=()
 PRE_KUBEPODS=""
+PRE_DIRS=""         # host directories the runtime makes if missing: removed again when we made them
+HOST_DIRS=(/var/run/netns /var/log/containers /var/lib/cni/networks /var/lib/cni/results /var/lib/cni)
 export KUBECONFIG="$C/admin.kubeconfig"
 KUBECTL=("$BIN/kubectl" --kubeconfig "$C/admin.kubeconfig")
 CTR=(ctr --address "$RUNDIR/containerd/containerd.sock" -n k8s.io)
@@ -109,7 +111,8 @@ teardown() {
     say "tearing down"
     # Pods first, while the kubelet still runs: it stops their sandboxes (CNI DEL included).
     if [ -n "$(pid_of kubelet)" ] && [ -n "$(pid_of kube-apiserver)" ]; then
-        "${KUBECTL[@]}" delete namespace aops "$NS_SMOKE" --ignore-not-found --wait=true --timeout=60s >/dev/null 2>&1
+        "${KUBECTL[@]}" delete namespace aops "$NS_SMOKE" --ignore-not-found --wait=false >/dev/null 2>&1
+        "${KUBECTL[@]}" delete pods --all --all-namespaces --grace-period=5 --wait=true --timeout=60s >/dev/null 2>&1
     fi
     for p in kubelet kube-scheduler kube-controller-manager kube-apiserver; do stop_pid "$p"; done
     # Containers the kubelet left: kill their tasks so their shims exit, then containerd.
@@ -121,9 +124,8 @@ teardown() {
     stop_pid containerd
     # Shims of our containerd (their command line names our socket), by PID.
     for p in /proc/[0-9]*; do
-        if tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -q -- "-address $RUNDIR/containerd/containerd.sock"; then
+        { tr '\0' ' ' <"$p/cmdline" | grep -q -- "-address $RUNDIR/containerd/containerd.sock"; } 2>/dev/null &&
             kill -9 "${p#/proc/}" 2>/dev/null
-        fi
     done
     stop_pid etcd
     # Mounts below our directories, deepest first.
@@ -155,6 +157,9 @@ teardown() {
     # The kubelet's links to container logs, and all of this run's state.
     find /var/log/containers -maxdepth 1 -type l -lname "$C/*" -delete 2>/dev/null
     rm -rf "$C" "$RUNDIR" /var/lib/cni/networks/aops-k8s /var/lib/cni/results/aops-k8s-* 2>/dev/null
+    for p in "${HOST_DIRS[@]}"; do
+        grep -qx "$p" <<<"$PRE_DIRS" || rmdir "$p" 2>/dev/null
+    done
     left=""
     for e in "${PIDS[@]}"; do kill -0 "${e#*:}" 2>/dev/null && left+=" ${e%%:*}(${e#*:})"; done
     [ -z "$left" ] || echo "run-local-cluster.sh: still running after teardown:$left" >&2
@@ -167,6 +172,7 @@ trap 'exit 130' INT TERM
 PRE_CHAINS="$(for t in nat filter mangle; do iptables-save -t "$t" 2>/dev/null | sed -n "s#^:\([^ ]*\) .*#$t/\1#p"; done)"
 PRE_NETNS="$(ls /var/run/netns 2>/dev/null || true)"
 PRE_KUBEPODS="$(ls -d /sys/fs/cgroup/*/kubepods 2>/dev/null || true)"
+PRE_DIRS="$(for p in "${HOST_DIRS[@]}"; do [ -d "$p" ] && echo "$p"; done || true)"
 for p in "${SYSCTLS[@]}"; do [ -r "/proc/sys/$p" ] && PRE_SYSCTL[$p]="$(cat "/proc/sys/$p")"; done
 
 rm -rf "$C"
@@ -266,6 +272,9 @@ start_bg etcd etcd --name aops --data-dir "$C/etcd" \
     --initial-cluster "aops=http://127.0.0.1:$ETCD_PEER_PORT" --listen-metrics-urls ""
 
 # ---- containerd ---------------------------------------------------------------------------------
+RESTRICT_OOM=false
+grep -q '^CapEff:.*' /proc/self/status &&
+    (( (0x$(sed -n 's/^CapEff:[[:space:]]*//p' /proc/self/status) >> 24 & 1) == 0 )) && RESTRICT_OOM=true
 cat >"$C/cni/10-aops-k8s.conflist" <<EOF
 {
   "cniVersion": "0.4.0",
@@ -293,8 +302,15 @@ state = "$RUNDIR/containerd/state"
   path = "$C/containerd/opt"
 [plugins."io.containerd.grpc.v1.cri"]
   sandbox_image = "$PAUSE_REF"
+  # Root here lacks CAP_SYS_RESOURCE, so no process may lower its oom_score_adj below 0, and
+  # the sandbox's -998 made runc fail ("failed to update /proc/self/oom_score_adj:
+  # Permission denied" / "can't get final child's PID from pipe: EOF"). This clamps every
+  # container's score to containerd's own (0) instead.
+  restrict_oom_score_adj = $RESTRICT_OOM
   [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
     runtime_type = "io.containerd.runc.v2"
+    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+      Root = "$RUNDIR/runc"
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "/usr/lib/cni"
     conf_dir = "$C/cni"
@@ -304,15 +320,18 @@ for ((i = 0; i < 100; i++)); do "${CTR[@]}" version >/dev/null 2>&1 && break; al
 "${CTR[@]}" version >/dev/null 2>&1 || die "containerd did not answer on $RUNDIR/containerd/containerd.sock"
 "${CTR[@]}" images import --all-platforms "$IMAGES/pause.tar" >/dev/null || die "cannot import the pause image"
 IMPORTED=()
-if [ "$MODE" != up ]; then
-    ti="$(now)"
-    for img in aops-harness:local aops-minio:local aops-mariadb:local; do
-        docker image inspect "$img" >/dev/null 2>&1 || continue
-        docker save "$img" | "${CTR[@]}" images import - >/dev/null || die "cannot import $img into containerd"
-        IMPORTED+=("$img")
-    done
-    say "imported ${IMPORTED[*]} into containerd in $(since "$ti") s"
-fi
+ti="$(now)"
+# Only what the pods here use: overlays/local and the smoke Job run the harness image only
+# (30-45 s for its 800 MB here; AOPS_K8S_IMAGES to import others, e.g. for overlays/cluster).
+for img in ${AOPS_K8S_IMAGES:-aops-harness:local}; do
+    if ! docker image inspect "$img" >/dev/null 2>&1; then
+        [ "$MODE" = up ] && continue
+        die "image $img is not in the local Docker engine"
+    fi
+    docker save "$img" | "${CTR[@]}" images import - >/dev/null || die "cannot import $img into containerd"
+    IMPORTED+=("$img")
+done
+[ ${#IMPORTED[@]} -eq 0 ] || say "imported ${IMPORTED[*]} into containerd in $(since "$ti") s"
 
 # ---- control plane ------------------------------------------------------------------------------
 tcp=("$(now)")
@@ -324,7 +343,7 @@ start_bg kube-apiserver "$BIN/kube-apiserver" \
     --kubelet-client-certificate "$P/apiserver-kubelet-client.crt" --kubelet-client-key "$P/apiserver-kubelet-client.key" \
     --service-account-issuer https://kubernetes.default.svc.cluster.local \
     --service-account-key-file "$P/sa.pub" --service-account-signing-key-file "$P/sa.key" \
-    --authorization-mode Node,RBAC --allow-privileged=true \
+    --authorization-mode Node,RBAC --allow-privileged=true --kubelet-preferred-address-types InternalIP \
     --enable-admission-plugins NodeRestriction --profiling=false
 for ((i = 0; i < 600; i++)); do
     "${KUBECTL[@]}" get --raw /readyz >/dev/null 2>&1 && break
@@ -352,7 +371,8 @@ authentication:
   webhook: {enabled: true}
   x509: {clientCAFile: "$P/ca.crt"}
 authorization: {mode: Webhook}
-address: 127.0.0.1
+# The apiserver reaches the kubelet (logs, exec) at the node's InternalIP.
+address: $HOST_IP
 port: $KUBELET_PORT
 readOnlyPort: 0
 healthzBindAddress: 127.0.0.1
@@ -480,7 +500,7 @@ patches:
         MARIADB_USER: "$(kv MARIADB_USER)"
         MARIADB_DATABASE: "$(kv MARIADB_DATABASE)"
 EOF
-    "${KUBECTL[@]}" create namespace aops >/dev/null
+    "${KUBECTL[@]}" create namespace aops --save-config >/dev/null
     wait_sa aops
     # The Secret from the credentials file, through a 0600 file: never on a command line.
     (umask 077; for key in AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY MARIADB_PASSWORD; do echo "$key=$(kv $key)"; done >"$C/creds.env")
