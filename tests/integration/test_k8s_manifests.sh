@@ -9,7 +9,9 @@
 #     overlays); the shard memory limit covers its workers' limits;
 #   - prepare covers all shards' workers; merge reads and writes the run's prefix;
 #   - secrets only through secretKeyRef, never a literal, never on argv, no Secret rendered;
-#   - the local overlay pulls nothing and runs on the host network.
+#   - the local overlay pulls nothing, runs on the host network and writes nothing to the host;
+#   - the shard pod's shell, run with a stand-in harness: an invalid shard (exit 1) succeeds,
+#     so it cannot fail the Job and stop the other shards; SIGTERM reaches the harness.
 # Then it feeds broken variants to the same checks and requires each to be caught, so a check
 # that stopped biting fails the test. Needs deploy/kubernetes/tools.sh (kustomize,
 # kubernetes-validate). Takes a few seconds.
@@ -174,6 +176,45 @@ elif "$VALIDATE" --strict --quiet -k "$K8S_SCHEMA_VERSION" "${rendered[@]}" >"$T
     pass "kubernetes-validate --strict (Kubernetes $K8S_SCHEMA_VERSION): ${OVERLAYS[*]}"
 else
     fail "kubernetes-validate --strict: $(grep -v '^INFO' "$TMP/validate.out" | head -n 5)"
+fi
+
+# ---- the shard's shell, run: exit 1 (an invalid shard) must not fail the pod, and SIGTERM must
+# reach the harness. Run with a stand-in ./harness, and without the cgroup v2 leaf move at its
+# top, which must only ever run inside a container. ---------------------------------------------
+wrapper_facts() { # wrapper_facts SCRIPT-BODY: prints what is wrong with it
+    local body="$1" d="$TMP/wrap" rc out pid i
+    rm -rf "$d"; mkdir -p "$d"
+    cat >"$d/harness" <<'SH'
+#!/bin/sh
+# stand-in: "exit N" exits N; "sleep" waits for SIGTERM and exits 130 like the harness
+printf '%s\n' "$*" >args
+trap 'echo term >got-term; exit 130' TERM
+case "$1" in exit) exit "$2" ;; sleep) sleep 30 & wait $! ;; esac
+SH
+    chmod +x "$d/harness"
+    for n in 0 1 2 139; do
+        out="$(cd "$d" && sh -c "$body" harness exit "$n" 2>&1)"; rc=$?
+        want=$n; [ "$n" -le 1 ] && want=0
+        [ "$rc" -eq "$want" ] || echo "harness exit $n: pod would exit $rc, not $want"
+        [ "$(cat "$d/args" 2>/dev/null)" = "exit $n" ] || echo "harness exit $n: the harness got '$(cat "$d/args" 2>/dev/null)', not its arguments"
+    done
+    (cd "$d" && exec sh -c "$body" harness sleep) >/dev/null 2>&1 &
+    pid=$!
+    for ((i = 0; i < 50; i++)); do [ -s "$d/args" ] && [ "$(cat "$d/args")" = sleep ] && break; sleep 0.1; done
+    sleep 0.2
+    kill -TERM "$pid"; wait "$pid"; rc=$?
+    [ -f "$d/got-term" ] || echo "SIGTERM to the pod's shell did not reach the harness"
+    [ "$rc" -eq 130 ] || echo "after SIGTERM the pod exits $rc, not the harness's 130"
+}
+if [ -f "$TMP/cluster.json" ]; then
+    script="$(jq -r '.[] | select(.kind == "Job" and .metadata.name == "aops-shard") | .spec.template.spec.containers[0].command[2]' "$TMP/cluster.json")"
+    head="$(sed '/^fi$/q' <<<"$script")"
+    body="$(sed '1,/^fi$/d' <<<"$script")"
+    check_contains "shard shell: starts with the cgroup v2 leaf move (left out here)" "cgroup.procs" "$head"
+    out="$(wrapper_facts "$body")"
+    if [ -n "$body" ] && [ -z "$out" ]; then pass "shard shell: exit 0/1 succeed, 2 and 139 fail, SIGTERM reaches the harness"; else fail "shard shell: ${out:-empty}"; fi
+    out="$(wrapper_facts 'exec ./harness "$@"')"
+    if [ -n "$out" ]; then pass "caught: a plain exec shell ($(head -n 1 <<<"$out"))"; else fail "not caught: a plain exec shell"; fi
 fi
 
 # ---- broken variants must be caught ----------------------------------------------------------
