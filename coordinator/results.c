@@ -48,6 +48,11 @@ static json_t *config_json(const struct config *cfg, const struct run_layout *la
     json_object_set_new(c, "warmup_cycles", json_integer(cfg->warmup_cycles));
     json_object_set_new(c, "repeat", json_integer(cfg->repeat ? cfg->repeat : 1));
     json_object_set_new(c, "max_cv", json_real(cfg->max_cv));
+    json_object_set_new(c, "runtime",
+                        json_string(cfg->runtime == RUNTIME_DOCKER ? "docker" : "cgroup"));
+    if (cfg->runtime == RUNTIME_DOCKER)
+        json_object_set_new(c, "docker", json_pack("{s:s, s:s}", "image", cfg->image, "network",
+                                                   cfg->container_network));
     for (int i = 0; workload_table[i]; i++) {
         if (!workload_table[i]->describe)
             continue;
@@ -208,6 +213,8 @@ static json_t *containers_json(const struct run_report *rep) {
                                                    i, (unsigned long long)s->warmup_errors,
                                                    s->warmup_error));
         }
+        if (we->runtime_id[0])
+            json_object_set_new(c, "runtime_id", json_string(we->runtime_id));
         json_array_append_new(containers, c);
     }
     return containers;
