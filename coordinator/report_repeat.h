@@ -17,9 +17,10 @@ void report_repeats_note(struct sbuf *b, const json_t *r);
  * run's result. Nothing without repeats. */
 void report_repeats_section(struct sbuf *b, const json_t *r);
 
-/* Line charts of telemetry.series[].workloads: operations per second per
- * workload ("throughput"), and the byte counters per second
- * ("throughput-bytes") when a workload has some. Inside a grid. */
+/* Line charts of telemetry.series[].workloads: a chart of operations per
+ * second for each workload ("throughput-<name>"), and one of the byte
+ * counters per second ("throughput-bytes") when a workload has some.
+ * Inside a grid. */
 void report_throughput_charts(struct sbuf *b, const json_t *r, const struct chart_span *spans,
                               size_t nspans);
 

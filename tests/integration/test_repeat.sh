@@ -71,7 +71,9 @@ for _ in $(seq 40); do [ $(($(gets) - g0)) -ge $want ] && break; sleep 0.5; done
 check_eq "MinIO answered 2 x 1,190 GETs per worker and run (warm-up + measured) + the probe" $want $(($(gets) - g0))
 "$HARNESS" report "$TMP/rep" >/dev/null 2>&1
 check "report: the spread next to the headline" grep -q 'id="repeats-note"' "$TMP/rep/report.html"
-check "report: a throughput chart with points" grep -qE 'data-chart="throughput" data-marks="[1-9]' "$TMP/rep/report.html"
+for w in s3 db search; do
+    check "report: $w operations per second against time" grep -qE "data-chart=\"throughput-$w\" data-marks=\"[1-9]" "$TMP/rep/report.html"
+done
 check "report: a bytes-per-second chart" grep -qE 'data-chart="throughput-bytes" data-marks="[1-9]' "$TMP/rep/report.html"
 check "report: a bar per run" grep -q 'data-chart="repeats-aops" data-marks="3"' "$TMP/rep/report.html"
 
