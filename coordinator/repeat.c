@@ -53,7 +53,10 @@ int repeat_stats(const double *v, unsigned n, struct repeat_stats *st) {
 static int in_array(const json_t *arr, const char *s) {
     size_t i;
     json_t *v;
-    json_array_foreach(arr, i, v) if (json_is_string(v) && !strcmp(json_string_value(v), s)) return 1;
+    json_array_foreach(arr, i, v) {
+        if (json_is_string(v) && !strcmp(json_string_value(v), s))
+            return 1;
+    }
     return 0;
 }
 
@@ -111,7 +114,8 @@ json_t *repeat_combine(json_t *const *runs, const char *const *dirs, unsigned ma
     others(runs, made, median, "warnings", warnings);
     for (unsigned i = 0; i < made; i++)
         if (!runs[i])
-            json_array_append_new(reasons, json_sprintf("run %u of %u left no result", i + 1, asked));
+            json_array_append_new(reasons,
+                                  json_sprintf("run %u of %u left no result", i + 1, asked));
     if (made < asked)
         json_array_append_new(reasons, json_sprintf("only %u of %u runs were made", made, asked));
     if (st.n >= 3 && isfinite(st.cv) && st.cv > max_cv)
@@ -122,13 +126,12 @@ json_t *repeat_combine(json_t *const *runs, const char *const *dirs, unsigned ma
     json_object_set_new(res, "valid", json_boolean(all_valid && json_array_size(reasons) == 0));
 
     int ok = st.n > 0;
-    json_t *rep = json_pack("{s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:o}", "n", (int)made,
-                            "runs_asked", (int)asked, "aops", list, "aops_median",
-                            json_num_or_null(st.median_v, ok), "aops_min",
-                            json_num_or_null(st.min, ok), "aops_max", json_num_or_null(st.max, ok),
-                            "aops_mean", json_num_or_null(st.mean, ok), "aops_cv",
-                            json_num_or_null(st.cv, ok && isfinite(st.cv)), "median_run",
-                            (int)median + 1, "runs", names);
+    json_t *rep = json_pack(
+        "{s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:o}", "n", (int)made, "runs_asked",
+        (int)asked, "aops", list, "aops_median", json_num_or_null(st.median_v, ok), "aops_min",
+        json_num_or_null(st.min, ok), "aops_max", json_num_or_null(st.max, ok), "aops_mean",
+        json_num_or_null(st.mean, ok), "aops_cv", json_num_or_null(st.cv, ok && isfinite(st.cv)),
+        "median_run", (int)median + 1, "runs", names);
     json_object_set_new(res, "repeats", rep);
     free(aops);
     return res;
@@ -190,8 +193,8 @@ int repeat_headline(const json_t *res, char *buf, size_t len) {
     char cvs[32] = "–";
     if (isfinite(cv))
         snprintf(cvs, sizeof cvs, "%.1f %%", cv);
-    snprintf(buf, len, "AOPS %.1f (median of %.0f; min %.1f, max %.1f, CV %s)", med,
-             jnum(rep, "n"), lo, hi, cvs);
+    snprintf(buf, len, "AOPS %.1f (median of %.0f; min %.1f, max %.1f, CV %s)", med, jnum(rep, "n"),
+             lo, hi, cvs);
     return 0;
 }
 

@@ -53,15 +53,15 @@ void report_repeats_section(struct sbuf *b, const json_t *r) {
     if (!json_is_object(rep) || !n)
         return;
     double *v = calloc(n, sizeof *v);
-    char (*lab)[32] = calloc(n, sizeof *lab);
+    char(*lab)[32] = calloc(n, sizeof *lab);
     const char **labels = calloc(n, sizeof *labels);
     int median = (int)jnum(rep, "median_run");
     if (!v || !lab || !labels)
         goto out;
     sb_puts(b, "<h2>Runs of the repeat</h2>\n<p class=\"sub\">The headline is run ");
     sb_num(b, "repeats.median_run", median, 0);
-    sb_puts(b, n % 2 ? ", the run with the median AOPS" :
-                       ", the run with the median AOPS (of an even count, the lower of the two "
+    sb_puts(b, n % 2 ? ", the run with the median AOPS"
+                     : ", the run with the median AOPS (of an even count, the lower of the two "
                        "middle runs)");
     sb_puts(b, ": every figure on this page is that run's, never a mix of runs, never the "
                "best.</p>\n<div class=\"grid2\">");
@@ -182,8 +182,8 @@ void report_throughput_charts(struct sbuf *b, const json_t *r, const struct char
         }
     }
     if (ns)
-        svg_line_chart(b, "throughput-bytes", "bytes/s by workload",
-                       "seconds since start", "MB/s", s, ns, spans, nspans, 0);
+        svg_line_chart(b, "throughput-bytes", "bytes/s by workload", "seconds since start", "MB/s",
+                       s, ns, spans, nspans, 0);
 out:
     free(t);
     free(y);

@@ -32,7 +32,8 @@ static void test_stats(void) {
 
     /* Ties go to the earlier run; a run without AOPS is left out. */
     double c[] = {NAN, 6, 5, 6, 9}; /* sorted 5, 6 (run 2), 6 (run 4), 9 */
-    CHECK(repeat_stats(c, 5, &st) == 0 && st.n == 4 && st.median == 1 && st.min == 5 && st.max == 9);
+    CHECK(repeat_stats(c, 5, &st) == 0 && st.n == 4 && st.median == 1 && st.min == 5 &&
+          st.max == 9);
 
     double one[] = {3};
     CHECK(repeat_stats(one, 1, &st) == 0 && st.median == 0 && isnan(st.cv));
@@ -58,7 +59,10 @@ static const char *const dirs[] = {"runs/1", "runs/2", "runs/3", "runs/4"};
 static int has(const json_t *arr, const char *needle) {
     size_t i;
     json_t *v;
-    json_array_foreach(arr, i, v) if (strstr(json_string_value(v), needle)) return 1;
+    json_array_foreach(arr, i, v) {
+        if (strstr(json_string_value(v), needle))
+            return 1;
+    }
     return 0;
 }
 
@@ -111,16 +115,17 @@ static void test_combine(void) {
 static json_t *spread(double v, double lo, double hi) {
     json_t *r = json_pack("{s:{s:f, s:f}}", "totals", "aops", v, "aops_per_core", v / 8);
     if (lo < hi)
-        json_object_set_new(r, "repeats", json_pack("{s:i, s:f, s:f, s:f}", "n", 3, "aops_median",
-                                                    v, "aops_min", lo, "aops_max", hi));
+        json_object_set_new(r, "repeats",
+                            json_pack("{s:i, s:f, s:f, s:f}", "n", 3, "aops_median", v, "aops_min",
+                                      lo, "aops_max", hi));
     return r;
 }
 
 static void test_noise(void) {
     json_t *a = spread(200, 190, 215), *b = spread(210, 205, 220), *c = spread(260, 250, 270),
            *one = spread(212, 0, 0), *far = spread(300, 0, 0), *one2 = spread(205, 0, 0);
-    CHECK(repeat_within_noise(a, b, "totals.aops") == 1);  /* 205 <= 215: overlap */
-    CHECK(repeat_within_noise(a, c, "totals.aops") == 0);  /* 250 > 215 */
+    CHECK(repeat_within_noise(a, b, "totals.aops") == 1);   /* 205 <= 215: overlap */
+    CHECK(repeat_within_noise(a, c, "totals.aops") == 0);   /* 250 > 215 */
     CHECK(repeat_within_noise(a, one, "totals.aops") == 1); /* a single run inside a's range */
     CHECK(repeat_within_noise(a, far, "totals.aops") == 0);
     CHECK(repeat_within_noise(one, one2, "totals.aops") == -1); /* no spread known */
