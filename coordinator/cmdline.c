@@ -12,7 +12,8 @@ void options_usage(FILE *f) {
     fprintf(f, "usage: harness [run] --containers N [options]\n"
                "       harness prepare --containers N [options]\n"
                "       harness report RUN_DIR [-o FILE.html]\n"
-               "       harness compare RUN_DIR_A RUN_DIR_B [...]\n");
+               "       harness compare RUN_DIR_A RUN_DIR_B [...]\n"
+               "       harness merge (RUN_DIR|s3://BUCKET/PREFIX/)... [--out DIR]\n");
     for (int i = 0; workload_table[i]; i++)
         for (const struct wl_command *c = workload_table[i]->commands; c && c->name; c++)
             fprintf(f, "       harness %s\n", c->usage);
