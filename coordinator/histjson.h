@@ -7,7 +7,7 @@
  * a tiny run's dozen histograms take a few KB. result.json's "histograms"
  * holds one per figure the workloads report with latency_ms-like objects,
  * keyed as in "workloads": histograms.workloads.<name>.latency_ms, .<extra
- * histogram key> (s3's ttfb_ms), .<classes key>.<class>. */
+ * histogram key> (time to first byte), .<classes key>.<class>. */
 #ifndef AOPS_HISTJSON_H
 #define AOPS_HISTJSON_H
 

@@ -456,7 +456,19 @@ static json_t *merge_system(struct shard_in *u, size_t nu, unsigned hosts) {
         json_object_set_new(s, sums[k], machine_sum(u, nu, path));
     }
     json_object_set_new(s, "kernel", common_str(u, nu, "system.kernel"));
-    json_object_set_new(s, "disks", json_array());
+    json_t *disks = json_array(); /* every machine's, each naming its host */
+    for (size_t i = 0; i < nu; i++) {
+        size_t k;
+        json_t *d;
+        if (!u[i].host_first)
+            continue;
+        json_array_foreach(jget(u[i].r, "system.disks"), k, d) {
+            json_t *x = json_deep_copy(d);
+            json_object_set_new(x, "host", json_string(host_of(&u[i])));
+            json_array_append_new(disks, x);
+        }
+    }
+    json_object_set_new(s, "disks", disks);
     json_object_set_new(s, "harness_version", common_str(u, nu, "system.harness_version"));
     json_object_set_new(s, "per_host", json_string("shards[].system"));
     return s;

@@ -197,19 +197,23 @@ static int mkdir_p(const char *dir, char *err, size_t errlen) {
 }
 
 static void usage(FILE *f) {
-    fputs("usage: harness merge (RUN_DIR|DIR|FILE|s3://BUCKET/PREFIX/)... [--out DIR]\n"
-          "                     [--results-url s3://BUCKET/PREFIX/merged/] [--quiet]\n"
-          "  Merges the shards of one run (harness run --shard I/N) into one result.json with\n"
-          "  a per-host table (shards[]): AOPS over the common release to the last completion,\n"
-          "  latency from the shards' histograms added up. An input is a shard's run directory,\n"
-          "  a directory of them or of their result files, a result file, or the prefix the\n"
-          "  shards put their results under (--results-url); S3 settings and credentials come\n"
-          "  from the environment (S3_ENDPOINT, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY).\n"
-          "  --out DIR          where the merged result.json goes (results/merged-<timestamp>)\n"
-          "  --results-url URL  also put it there (a prefix ending in / gets result.json)\n"
-          "exit status: 0 valid, 1 invalid (missing, duplicated or invalid shards, different\n"
-          "configs or versions, clocks more than 1 s apart), 2 bad usage or unreadable input.\n",
-          f);
+    char s[64];
+    store_schemes(s, sizeof s);
+    fprintf(f,
+            "usage: harness merge (RUN_DIR|DIR|FILE|%s://BUCKET/PREFIX/)... [--out DIR]\n"
+            "                     [--results-url %s://BUCKET/PREFIX/merged/] [--quiet]\n"
+            "  Merges the shards of one run (harness run --shard I/N) into one result.json with\n"
+            "  a per-host table (shards[]): AOPS over the common release to the last completion,\n"
+            "  latency from the shards' histograms added up. An input is a shard's run\n"
+            "  directory, a directory of them or of their result files, a result file, or the\n"
+            "  prefix the shards put their results under (--results-url); the store's endpoint\n"
+            "  and credentials come from the environment or the credentials file, as for a run\n"
+            "  (harness --help).\n"
+            "  --out DIR          where the merged result.json goes (results/merged-<timestamp>)\n"
+            "  --results-url URL  also put it there (a prefix ending in / gets result.json)\n"
+            "exit status: 0 valid, 1 invalid (missing, duplicated or invalid shards, different\n"
+            "configs or versions, clocks more than 1 s apart), 2 bad usage or unreadable input.\n",
+            s, s);
 }
 
 int merge_main(int argc, char **argv) {
@@ -248,8 +252,8 @@ int merge_main(int argc, char **argv) {
         }
     }
     if (!nargs) {
-        fprintf(stderr, "harness merge: give the shards' results: run directories or "
-                        "s3://BUCKET/PREFIX/ (see harness merge --help)\n");
+        fprintf(stderr, "harness merge: give the shards' results: run directories or a "
+                        "store prefix (see harness merge --help)\n");
         goto done;
     }
     if (store_config(cfg, err, sizeof err) != 0) {

@@ -50,14 +50,14 @@ void shards_html(struct sbuf *b, const json_t *res) {
                  "shards[] entry of result.json.</p>\n",
               json_array_size(shards), jnum(res, "system.hosts"));
     sb_puts(b, "<table id=\"shards\"><tr><th>shard</th><th>host</th><th>containers</th>"
-               "<th>ops</th><th>errors</th><th>AOPS</th><th>wall s</th><th>clock offset ms</th>"
+               "<th>ops</th><th>errors</th><th>AOPS</th><th>wall s</th><th>clock offset s</th>"
                "<th>CPU util %</th><th>power W</th><th>valid</th></tr>\n");
     static const struct {
         const char *key;
         int dec;
         double scale;
     } cols[] = {{"containers", 0, 1},   {"ops", 0, 1},     {"errors", 0, 1},
-                {"aops", 2, 1},         {"wall_seconds", 3, 1}, {"clock_offset_s", 1, 1000},
+                {"aops", 2, 1},         {"wall_seconds", 3, 1}, {"clock_offset_s", 4, 1},
                 {"cpu_util_mean", 1, 1}, {"power_w", 1, 1}};
     size_t i;
     const json_t *s;

@@ -20,11 +20,24 @@ int is_store_url(const char *s) {
     return p > s && !strncmp(p, "://", 3);
 }
 
+void store_schemes(char *out, size_t len) {
+    size_t o = 0;
+    out[0] = 0;
+    for (int i = 0; workload_table[i] && o < len; i++)
+        if (workload_table[i]->store)
+            o += (size_t)snprintf(out + o, len - o, "%s%s", o ? "|" : "",
+                                  workload_table[i]->store->scheme);
+    if (!o)
+        snprintf(out, len, "none");
+}
+
 const struct wl_store *store_for_url(const char *url, char *bucket, size_t blen, char *prefix,
                                      size_t plen, const struct workload **owner, char *err,
                                      size_t errlen) {
     if (!is_store_url(url)) {
-        snprintf(err, errlen, "'%s' is not a URL such as s3://BUCKET/PREFIX/", url);
+        char schemes[64];
+        store_schemes(schemes, sizeof schemes);
+        snprintf(err, errlen, "'%s' is not a URL such as %s://BUCKET/PREFIX/", url, schemes);
         return NULL;
     }
     size_t sl = strcspn(url, ":");

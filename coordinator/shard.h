@@ -71,5 +71,7 @@ const struct wl_store *store_for_url(const char *url, char *bucket, size_t blen,
                                      size_t errlen);
 /* Whether s looks like "<scheme>://..." rather than a path. */
 int is_store_url(const char *s);
+/* The schemes the workloads' stores offer, "a|b" (for help texts). */
+void store_schemes(char *out, size_t len);
 
 #endif
