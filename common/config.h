@@ -48,11 +48,11 @@ struct config {
     char harness_dir[4096]; /* the repository: the directory holding the harness */
 
     /* One host's share of a run over several (coordinator/shard.h). */
-    unsigned shard, shards;  /* --shard I/N; shards is 0 without it */
-    double start_at;         /* --start-at, epoch seconds; 0: release when ready */
-    char results_url[1024];  /* --results-url s3://BUCKET/PREFIX/ */
-    unsigned peers;          /* --peers: names of --rendezvous to wait for */
-    char rendezvous[256];    /* --rendezvous NAME-{i}.SUBDOMAIN */
+    unsigned shard, shards; /* --shard I/N; shards is 0 without it */
+    double start_at;        /* --start-at, epoch seconds; 0: release when ready */
+    char results_url[1024]; /* --results-url s3://BUCKET/PREFIX/ */
+    unsigned peers;         /* --peers: names of --rendezvous to wait for */
+    char rendezvous[256];   /* --rendezvous NAME-{i}.SUBDOMAIN */
 
     void *wl_opts[CONFIG_MAX_WL]; /* each workload's settings, by registry index */
 };

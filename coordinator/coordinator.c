@@ -348,8 +348,8 @@ static void coord_rendezvous(struct coord *c) {
     if (!cfg->rendezvous[0] || c->code)
         return;
     unsigned char *ok = calloc(peers, 1);
-    double t_begin = wall_now(), deadline = cfg->start_at > 0 ? cfg->start_at
-                                                              : t_begin + cfg->stall_timeout;
+    double t_begin = wall_now();
+    double deadline = cfg->start_at > 0 ? cfg->start_at : t_begin + cfg->stall_timeout;
     char first[512], err[1024];
     while (ok) {
         unsigned left = shard_resolve_round(cfg, ok, first, sizeof first);
@@ -384,8 +384,9 @@ static void coord_wait_start(struct coord *c) {
     wall_format(cfg->start_at, when, sizeof when);
     if (now > cfg->start_at) {
         c->sh.missed_by = now - cfg->start_at;
-        snprintf(err, sizeof err, "missed start by %.3f s: the workers were ready after "
-                                  "--start-at %s", c->sh.missed_by, when);
+        snprintf(err, sizeof err,
+                 "missed start by %.3f s: the workers were ready after --start-at %s",
+                 c->sh.missed_by, when);
         invalid(c, err);
         return;
     }

@@ -31,8 +31,8 @@ int hist_from_json(const json_t *j, struct hist *h, char *err, size_t errlen) {
     json_array_foreach(b, i, pair) {
         json_int_t idx = json_integer_value(json_array_get(pair, 0));
         json_int_t c = json_integer_value(json_array_get(pair, 1));
-        if (!json_is_integer(json_array_get(pair, 0)) || idx < 0 || idx >= HIST_BUCKETS ||
-            c <= 0 || c > UINT32_MAX || h->b[idx]) {
+        if (!json_is_integer(json_array_get(pair, 0)) || idx < 0 || idx >= HIST_BUCKETS || c <= 0 ||
+            c > UINT32_MAX || h->b[idx]) {
             snprintf(err, errlen, "histogram bucket %zu is not [index, count]", i);
             return -1;
         }
@@ -64,7 +64,8 @@ json_t *results_hists_json(const struct run_layout *lay, const struct hist *hist
         json_t *o = json_object();
         json_object_set_new(o, "latency_ms", hist_to_json(&hists[lay_hist_lat(lay, w)]));
         for (unsigned h = 0; h < wl->nhists; h++)
-            json_object_set_new(o, wl->hists[h].key, hist_to_json(&hists[lay_hist_extra(lay, w, h)]));
+            json_object_set_new(o, wl->hists[h].key,
+                                hist_to_json(&hists[lay_hist_extra(lay, w, h)]));
         if (wl->nclasses) {
             json_t *cl = json_object();
             for (unsigned k = 0; k < wl->nclasses; k++)
@@ -74,8 +75,8 @@ json_t *results_hists_json(const struct run_layout *lay, const struct hist *hist
         }
         json_object_set_new(wls, wl->name, o);
     }
-    return json_pack("{s:{s:s, s:i, s:i}, s:o}", "format", "unit", "ns", "sub_bits",
-                     HIST_SUB_BITS, "buckets", HIST_BUCKETS, "workloads", wls);
+    return json_pack("{s:{s:s, s:i, s:i}, s:o}", "format", "unit", "ns", "sub_bits", HIST_SUB_BITS,
+                     "buckets", HIST_BUCKETS, "workloads", wls);
 }
 
 int hists_format_ok(const json_t *histograms) {

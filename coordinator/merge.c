@@ -64,7 +64,10 @@ static void index_list(const unsigned *idx, size_t n, char *out, size_t len) {
             snprintf(out + o, len - o, " ... (%zu in all)", n);
             return;
         }
-        o += (size_t)snprintf(out + o, len - o, "%s%u", i == 0 ? "" : i == n - 1 ? " and " : ", ",
+        o += (size_t)snprintf(out + o, len - o, "%s%u",
+                              i == 0       ? ""
+                              : i == n - 1 ? " and "
+                                           : ", ",
                               idx[i]);
     }
 }
@@ -250,8 +253,8 @@ static void latency_pair(struct shard_in *u, size_t nu, const char *wl, const ch
     free(acc);
 }
 
-static void counters_sum(struct shard_in *u, size_t nu, const struct workload *wl,
-                         const char *base, json_t *out) {
+static void counters_sum(struct shard_in *u, size_t nu, const struct workload *wl, const char *base,
+                         json_t *out) {
     char path[256];
     snprintf(path, sizeof path, "%s.ops", base);
     uint64_t ops = 0, errors = 0;
@@ -318,8 +321,8 @@ static void merge_workloads(struct shard_in *u, size_t nu, json_t *res, json_t *
         json_t *v;
         json_object_foreach(json_object_get(u[i].r, "workloads"), name, v) {
             if (!workload_find(name) && !json_object_get(wls, name)) {
-                add(reasons, "shard %u ran workload '%s', unknown to this harness (%s)",
-                    u[i].index, name, AOPS_GIT);
+                add(reasons, "shard %u ran workload '%s', unknown to this harness (%s)", u[i].index,
+                    name, AOPS_GIT);
                 json_object_set(wls, name, json_null());
             }
         }
@@ -492,12 +495,14 @@ static json_t *merge_telemetry(struct shard_in *u, size_t nu, unsigned hosts, do
             power_ok = 0;
         }
         power += isfinite(w) ? w : 0;
-        double c = jnum(u[i].r, "telemetry.cpu_util.mean"), cp = jnum(u[i].r, "telemetry.cpu_util.peak");
+        double c = jnum(u[i].r, "telemetry.cpu_util.mean"),
+               cp = jnum(u[i].r, "telemetry.cpu_util.peak");
         cpu_ok &= isfinite(c);
         cpu += isfinite(c) ? c : 0;
         if (isfinite(cp) && !(cp <= cpu_peak))
             cpu_peak = cp;
-        double rb = jnum(u[i].r, "telemetry.read_Bps.mean"), ri = jnum(u[i].r, "telemetry.read_iops.mean");
+        double rb = jnum(u[i].r, "telemetry.read_Bps.mean"),
+               ri = jnum(u[i].r, "telemetry.read_iops.mean");
         rd_ok &= isfinite(rb) && isfinite(ri);
         rbps += isfinite(rb) ? rb : 0;
         riops += isfinite(ri) ? ri : 0;
@@ -507,10 +512,15 @@ static json_t *merge_telemetry(struct shard_in *u, size_t nu, unsigned hosts, do
     json_t *t = json_object();
     json_object_set_new(t, "per_host", json_string("shards[].telemetry"));
     json_object_set_new(t, "cpu_util",
-                        json_pack("{s:o, s:o}", "mean", json_num_or_null(cpu / hosts, cpu_ok && any),
-                                  "peak", json_num_or_null(cpu_peak, cpu_ok && any)));
-    json_object_set_new(t, "read_Bps", json_pack("{s:o, s:n}", "mean", json_num_or_null(rbps, rd_ok && any), "peak"));
-    json_object_set_new(t, "read_iops", json_pack("{s:o, s:n}", "mean", json_num_or_null(riops, rd_ok && any), "peak"));
+                        json_pack("{s:o, s:o}", "mean",
+                                  json_num_or_null(cpu / hosts, cpu_ok && any), "peak",
+                                  json_num_or_null(cpu_peak, cpu_ok && any)));
+    json_object_set_new(
+        t, "read_Bps",
+        json_pack("{s:o, s:n}", "mean", json_num_or_null(rbps, rd_ok && any), "peak"));
+    json_object_set_new(
+        t, "read_iops",
+        json_pack("{s:o, s:n}", "mean", json_num_or_null(riops, rd_ok && any), "peak"));
     json_object_set_new(t, "power",
                         power_ok && any
                             ? json_pack("{s:s, s:f, s:n, s:i}", "source", "sum over the hosts",
@@ -524,8 +534,8 @@ static json_t *merge_telemetry(struct shard_in *u, size_t nu, unsigned hosts, do
 
 static json_t *shard_entry(const struct shard_in *s) {
     const json_t *r = s->r, *sh = s->sh;
-    json_t *e = json_pack("{s:i, s:s, s:s}", "shard", (int)s->index, "host", host_of(s), "source",
-                          s->name);
+    json_t *e =
+        json_pack("{s:i, s:s, s:s}", "shard", (int)s->index, "host", host_of(s), "source", s->name);
     static const struct {
         const char *key, *path;
     } copy[] = {
@@ -640,12 +650,12 @@ json_t *merge_results(json_t *const *in, const char *const *names, size_t n) {
         add(warnings, "per-core AOPS unavailable: a host does not know its physical cores");
     double watts;
     json_t *telemetry = merge_telemetry(u, nu, hosts, &watts);
-    json_t *totals = json_pack(
-        "{s:I, s:I, s:I, s:o, s:o, s:o, s:o}", "ops", (json_int_t)ops, "errors",
-        (json_int_t)errors, "expected_ops", (json_int_t)expected, "wall_seconds",
-        json_num_or_null(wall, released), "aops", json_num_or_null(aops, wall > 0),
-        "aops_per_core", json_num_or_null(aops / ncores, wall > 0 && ncores > 0), "aops_per_watt",
-        json_num_or_null(aops / watts, wall > 0 && watts > 0));
+    json_t *totals =
+        json_pack("{s:I, s:I, s:I, s:o, s:o, s:o, s:o}", "ops", (json_int_t)ops, "errors",
+                  (json_int_t)errors, "expected_ops", (json_int_t)expected, "wall_seconds",
+                  json_num_or_null(wall, released), "aops", json_num_or_null(aops, wall > 0),
+                  "aops_per_core", json_num_or_null(aops / ncores, wall > 0 && ncores > 0),
+                  "aops_per_watt", json_num_or_null(aops / watts, wall > 0 && watts > 0));
 
     json_t *config = nu ? json_deep_copy(json_object_get(u[0].r, "config")) : json_object();
     if (!json_is_object(config)) {
@@ -695,12 +705,12 @@ json_t *merge_results(json_t *const *in, const char *const *names, size_t n) {
     char now[64], rel[64];
     wall_format(wall_now(), now, sizeof now);
     wall_format(released ? (double)rel_ns / 1e9 : 0, rel, sizeof rel);
-    json_object_set_new(
-        res, "merge",
-        json_pack("{s:o, s:i, s:i, s:o, s:o, s:s, s:s}", "inputs", inputs, "shards", (int)N,
-                  "hosts", (int)hosts, "released_at", released ? json_string(rel) : json_null(),
-                  "released_at_ns", released ? json_integer(rel_ns) : json_null(), "merged_at",
-                  now, "merged_by", AOPS_GIT));
+    json_object_set_new(res, "merge",
+                        json_pack("{s:o, s:i, s:i, s:o, s:o, s:s, s:s}", "inputs", inputs, "shards",
+                                  (int)N, "hosts", (int)hosts, "released_at",
+                                  released ? json_string(rel) : json_null(), "released_at_ns",
+                                  released ? json_integer(rel_ns) : json_null(), "merged_at", now,
+                                  "merged_by", AOPS_GIT));
     if (!nu)
         add(reasons, "no shard to merge");
     json_object_set_new(res, "valid", json_boolean(json_array_size(reasons) == 0));

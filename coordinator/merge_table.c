@@ -45,9 +45,10 @@ void shards_html(struct sbuf *b, const json_t *res) {
     const json_t *shards = json_object_get(res, "shards");
     if (!json_is_array(shards) || !json_array_size(shards))
         return;
-    sb_printf(b, "<h2>Hosts</h2>\n<p class=\"sub\">%zu shards on %.0f machine(s), released "
-                 "together; each host's telemetry, windows and inventory are in its "
-                 "shards[] entry of result.json.</p>\n",
+    sb_printf(b,
+              "<h2>Hosts</h2>\n<p class=\"sub\">%zu shards on %.0f machine(s), released "
+              "together; each host's telemetry, windows and inventory are in its "
+              "shards[] entry of result.json.</p>\n",
               json_array_size(shards), jnum(res, "system.hosts"));
     sb_puts(b, "<table id=\"shards\"><tr><th>shard</th><th>host</th><th>containers</th>"
                "<th>ops</th><th>errors</th><th>AOPS</th><th>wall s</th><th>clock offset s</th>"
@@ -56,8 +57,8 @@ void shards_html(struct sbuf *b, const json_t *res) {
         const char *key;
         int dec;
         double scale;
-    } cols[] = {{"containers", 0, 1},   {"ops", 0, 1},     {"errors", 0, 1},
-                {"aops", 2, 1},         {"wall_seconds", 3, 1}, {"clock_offset_s", 4, 1},
+    } cols[] = {{"containers", 0, 1},    {"ops", 0, 1},          {"errors", 0, 1},
+                {"aops", 2, 1},          {"wall_seconds", 3, 1}, {"clock_offset_s", 4, 1},
                 {"cpu_util_mean", 1, 1}, {"power_w", 1, 1}};
     size_t i;
     const json_t *s;

@@ -24,8 +24,8 @@ struct opsrate {
     double start;    /* floor(t0_epoch) */
     uint64_t *cum;   /* cum[k]: completions by the end of second k */
     size_t n, cap;
-    uint64_t total;   /* at the end */
-    int64_t t_end;    /* last completion, CLOCK_MONOTONIC ns */
+    uint64_t total; /* at the end */
+    int64_t t_end;  /* last completion, CLOCK_MONOTONIC ns */
     int finished, oom;
 };
 

@@ -176,7 +176,8 @@ static json_t *containers_json(const struct run_report *rep) {
             json_object_set_new(means, lay->wl[w]->name,
                                 h->count ? json_real(hist_mean(h) / 1e6) : json_null());
         }
-        json_t *c = json_pack("{s:i, s:I, s:I, s:o, s:o, s:o, s:o}", "id", (int)(r->id_base + i), "ops",
+        unsigned id = r->id_base + i; /* global: unique across the shards of a run */
+        json_t *c = json_pack("{s:i, s:I, s:I, s:o, s:o, s:o, s:o}", "id", (int)id, "ops",
                               (json_int_t)cops, "errors", (json_int_t)cerr, "seconds",
                               rep->released && s->end_ns > rep->t0
                                   ? json_real((double)(s->end_ns - rep->t0) / 1e9)
@@ -229,10 +230,10 @@ json_t *results_build(const struct run_report *rep) {
             json_object_set_new(win, "start", json_real(a));
             json_object_set_new(win, "end", json_real(b));
             if (rep->t0_epoch > 0) { /* absolute, exact: what a merge lines up */
+                json_int_t t0 = llround(rep->t0_epoch * 1e9);
                 json_object_set_new(win, "start_at_ns",
-                                    json_integer(llround(rep->t0_epoch * 1e9) + (t->first_start - rep->t0)));
-                json_object_set_new(win, "end_at_ns",
-                                    json_integer(llround(rep->t0_epoch * 1e9) + (t->last_end - rep->t0)));
+                                    json_integer(t0 + (t->first_start - rep->t0)));
+                json_object_set_new(win, "end_at_ns", json_integer(t0 + (t->last_end - rep->t0)));
             }
             json_object_set_new(windows, lay->wl[w]->name, win);
         }

@@ -160,8 +160,7 @@ void shard_init(struct shard_state *s, const struct config *cfg) {
         snprintf(s->key, sizeof s->key, "%s%sshard-%u-of-%u-%s-%d.json", prefix, sep, cfg->shard,
                  cfg->shards, host, (int)getpid());
     else
-        snprintf(s->key, sizeof s->key, "%s%sresult-%s-%d.json", prefix, sep, host,
-                 (int)getpid());
+        snprintf(s->key, sizeof s->key, "%s%sresult-%s-%d.json", prefix, sep, host, (int)getpid());
 }
 
 void shard_measure_clock(struct shard_state *s, const struct config *cfg) {
@@ -258,8 +257,8 @@ json_t *shard_json(const struct shard_state *s, const struct config *cfg, const 
     char hash[64], url[1800];
     config_hash(json_object_get(res, "config"), hash, sizeof hash);
     unsigned first = cfg->shard * cfg->n;
-    json_t *o = json_pack("{s:i, s:i, s:i, s:[i, i], s:s, s:o}", "index", (int)cfg->shard,
-                          "count", (int)(cfg->shards ? cfg->shards : 1), "containers", (int)cfg->n,
+    json_t *o = json_pack("{s:i, s:i, s:i, s:[i, i], s:s, s:o}", "index", (int)cfg->shard, "count",
+                          (int)(cfg->shards ? cfg->shards : 1), "containers", (int)cfg->n,
                           "worker_ids", (int)first, (int)(first + cfg->n - 1), "host", s->host,
                           "boot_id", s->boot_id[0] ? json_string(s->boot_id) : json_null());
     set_time(o, "start_at", cfg->start_at);
@@ -284,10 +283,10 @@ json_t *shard_json(const struct shard_state *s, const struct config *cfg, const 
                             : json_null());
     json_object_set_new(o, "config_hash", json_string(hash));
     char bucket[256], prefix[1024], err[512];
-    const struct wl_store *st =
-        s->key[0] ? store_for_url(cfg->results_url, bucket, sizeof bucket, prefix, sizeof prefix,
-                                  NULL, err, sizeof err)
-                  : NULL;
+    const struct wl_store *st = s->key[0]
+                                    ? store_for_url(cfg->results_url, bucket, sizeof bucket, prefix,
+                                                    sizeof prefix, NULL, err, sizeof err)
+                                    : NULL;
     if (st)
         snprintf(url, sizeof url, "%s://%s/%s", st->scheme, bucket, s->key);
     json_object_set_new(o, "results_url", st ? json_string(url) : json_null());

@@ -24,8 +24,8 @@
 #include "workload.h"
 
 #define STORE_MAX_BODY (256u << 20) /* a result file is KBs; a listing page ~300 KB */
-#define CLOCK_GAP_NS 5000000L      /* between probes: 5 ms */
-#define CLOCK_BUDGET_S 2.5         /* a second boundary is always inside this */
+#define CLOCK_GAP_NS 5000000L       /* between probes: 5 ms */
+#define CLOCK_BUDGET_S 2.5          /* a second boundary is always inside this */
 
 struct xfer {
     CURL *h;
@@ -154,8 +154,8 @@ static CURLcode perform(const struct config *cfg, struct xfer *x, const char *me
 }
 
 /* One line for a request that failed; `what` names it ("PUT s3://b/k"). */
-static void failure(char *err, size_t errlen, const struct config *cfg, struct xfer *x,
-                    CURLcode cc, const char *what, const char *bucket) {
+static void failure(char *err, size_t errlen, const struct config *cfg, struct xfer *x, CURLcode cc,
+                    const char *what, const char *bucket) {
     if (cc != CURLE_OK) {
         int fatal;
         s3_describe_failure(err, errlen, cfg, x->h, cc, x->curlerr, 0, "", what, NULL, &fatal);
@@ -163,8 +163,8 @@ static void failure(char *err, size_t errlen, const struct config *cfg, struct x
     }
     char code[64];
     s3_error_code(x->body ? x->body : "", x->len, code, sizeof code);
-    if (x->status == 403 && (!*code || !strcmp(code, "InvalidAccessKeyId") ||
-                             !strcmp(code, "SignatureDoesNotMatch")))
+    if (x->status == 403 &&
+        (!*code || !strcmp(code, "InvalidAccessKeyId") || !strcmp(code, "SignatureDoesNotMatch")))
         snprintf(err, errlen, "%s: S3 rejected the credentials (403%s%s)", what, *code ? " " : "",
                  code);
     else if (x->status == 404 && !strcmp(code, "NoSuchBucket"))
@@ -216,8 +216,8 @@ out:
     return rc;
 }
 
-static int s3_store_get(const struct config *cfg, const char *bucket, const char *key,
-                        char **data, size_t *len, char *err, size_t errlen) {
+static int s3_store_get(const struct config *cfg, const char *bucket, const char *key, char **data,
+                        size_t *len, char *err, size_t errlen) {
     struct xfer x;
     char url[S3_URLLEN + 256], what[S3_URLLEN];
     snprintf(what, sizeof what, "GET s3://%s/%s", bucket, key);
@@ -267,7 +267,8 @@ static int xml_next(const char **pos, const char *tag, char *out, size_t len) {
         static const struct {
             const char *ent;
             char c;
-        } ents[] = {{"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&apos;", '\''}};
+        } ents[] = {
+            {"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&apos;", '\''}};
         int done = 0;
         for (size_t e = 0; e < sizeof ents / sizeof ents[0] && !done; e++)
             if (!strncmp(p, ents[e].ent, strlen(ents[e].ent))) {

@@ -68,23 +68,23 @@ static json_t *shard(const struct spec *s) {
         s->wall, "aops", (double)s->ops / s->wall);
     json_object_set_new(
         r, "workloads",
-        json_pack("{s:{s:I, s:i, s:I, s:{s:{s:I, s:i, s:I}, s:{s:i, s:i, s:i}, s:{s:i, s:i, s:i}}}}",
-                  "s3", "ops", (json_int_t)s->ops, "errors", 0, "bytes", (json_int_t)s->bytes,
-                  "classes", "1MiB", "ops", (json_int_t)s->ops, "errors", 0, "bytes",
-                  (json_int_t)s->bytes, "10MiB", "ops", 0, "errors", 0, "bytes", 0, "50MiB", "ops",
-                  0, "errors", 0, "bytes", 0));
-    json_object_set_new(
-        r, "histograms",
-        json_pack("{s:{s:s, s:i, s:i}, s:{s:{s:O, s:o, s:{s:O, s:O, s:O}}}}", "format", "unit",
-                  "ns", "sub_bits", HIST_SUB_BITS, "buckets", HIST_BUCKETS, "workloads", "s3",
-                  "latency_ms", s->lat, "ttfb_ms", s->ttfb, "classes", "1MiB", s->lat, "10MiB",
-                  empty, "50MiB", empty));
+        json_pack(
+            "{s:{s:I, s:i, s:I, s:{s:{s:I, s:i, s:I}, s:{s:i, s:i, s:i}, s:{s:i, s:i, s:i}}}}",
+            "s3", "ops", (json_int_t)s->ops, "errors", 0, "bytes", (json_int_t)s->bytes, "classes",
+            "1MiB", "ops", (json_int_t)s->ops, "errors", 0, "bytes", (json_int_t)s->bytes, "10MiB",
+            "ops", 0, "errors", 0, "bytes", 0, "50MiB", "ops", 0, "errors", 0, "bytes", 0));
+    json_object_set_new(r, "histograms",
+                        json_pack("{s:{s:s, s:i, s:i}, s:{s:{s:O, s:o, s:{s:O, s:O, s:O}}}}",
+                                  "format", "unit", "ns", "sub_bits", HIST_SUB_BITS, "buckets",
+                                  HIST_BUCKETS, "workloads", "s3", "latency_ms", s->lat, "ttfb_ms",
+                                  s->ttfb, "classes", "1MiB", s->lat, "10MiB", empty, "50MiB",
+                                  empty));
     json_decref(s->lat);
     json_decref(empty);
     json_object_set_new(r, "containers",
                         json_pack("[{s:i, s:I}]", "id", (int)s->index, "ops", (json_int_t)s->ops));
-    json_object_set_new(r, "windows",
-                        json_pack("{s:{s:f, s:f}}", "s3", "start", s->win_start, "end", s->win_end));
+    json_object_set_new(
+        r, "windows", json_pack("{s:{s:f, s:f}}", "s3", "start", s->win_start, "end", s->win_end));
     json_object_set_new(
         r, "telemetry",
         json_pack("{s:{s:f, s:f}, s:{s:f}, s:{s:f}, s:o, s:o}", "cpu_util", "mean", 50.0, "peak",
@@ -94,28 +94,54 @@ static json_t *shard(const struct spec *s) {
                   isnan(s->watts) ? json_string("no RAPL here") : json_null()));
     json_object_set_new(r, "ops_per_second",
                         json_pack("{s:I, s:o}", "start", s->rate_start, "counts", s->rate));
-    json_object_set_new(
-        r, "shard",
-        json_pack("{s:i, s:i, s:i, s:s, s:s, s:s, s:I, s:I, s:{s:f, s:f}, s:s}", "index",
-                  (int)s->index, "count", 2, "containers", 1, "host", s->host, "boot_id", s->boot,
-                  "start_at", "T", "start_at_ns", (json_int_t)T0, "released_at_ns",
-                  (json_int_t)s->rel_ns, "clock", "offset_s", s->offset, "uncertainty_s", 0.002,
-                  "config_hash", "fnv1a64:1"));
+    json_object_set_new(r, "shard",
+                        json_pack("{s:i, s:i, s:i, s:s, s:s, s:s, s:I, s:I, s:{s:f, s:f}, s:s}",
+                                  "index", (int)s->index, "count", 2, "containers", 1, "host",
+                                  s->host, "boot_id", s->boot, "start_at", "T", "start_at_ns",
+                                  (json_int_t)T0, "released_at_ns", (json_int_t)s->rel_ns, "clock",
+                                  "offset_s", s->offset, "uncertainty_s", 0.002, "config_hash",
+                                  "fnv1a64:1"));
     return r;
 }
 
 /* Shard A: 100 GETs, 90 of 1 ms and 10 of 10 ms, released at T, 10 s.
  * Shard B: 150 GETs of 2 ms, released 1 ms after T, 12.5 s. */
 static json_t *shard_a(void) {
-    struct spec a = {0,    "a",        "boot-a", T0,  10.0, 2, 50.0, 0.010, 100, 1000,
-                     hist_of(90, 1 * MS, 10, 10 * MS), hist_of(100, MS / 2, 0, 0), 0.1, 10.0,
-                     1000000000, json_pack("[i, i]", 40, 60)};
+    struct spec a = {0,
+                     "a",
+                     "boot-a",
+                     T0,
+                     10.0,
+                     2,
+                     50.0,
+                     0.010,
+                     100,
+                     1000,
+                     hist_of(90, 1 * MS, 10, 10 * MS),
+                     hist_of(100, MS / 2, 0, 0),
+                     0.1,
+                     10.0,
+                     1000000000,
+                     json_pack("[i, i]", 40, 60)};
     return shard(&a);
 }
 static json_t *shard_b(void) {
-    struct spec b = {1,    "b",        "boot-b", T0 + 1000000, 12.5, 4, NAN, 0.060, 150, 3000,
-                     hist_of(150, 2 * MS, 0, 0), hist_of(150, 7 * MS / 10, 0, 0), 0.05, 12.5,
-                     1000000000, json_pack("[i, i, i]", 50, 50, 50)};
+    struct spec b = {1,
+                     "b",
+                     "boot-b",
+                     T0 + 1000000,
+                     12.5,
+                     4,
+                     NAN,
+                     0.060,
+                     150,
+                     3000,
+                     hist_of(150, 2 * MS, 0, 0),
+                     hist_of(150, 7 * MS / 10, 0, 0),
+                     0.05,
+                     12.5,
+                     1000000000,
+                     json_pack("[i, i, i]", 50, 50, 50)};
     return shard(&b);
 }
 
@@ -200,7 +226,8 @@ static void test_arithmetic(void) {
 
     /* Power on both: summed, and AOPS per watt over the sum. */
     json_t *b = shard_b();
-    json_object_set_new(json_object_get(b, "telemetry"), "power", json_pack("{s:f}", "mean_w", 30.0));
+    json_object_set_new(json_object_get(b, "telemetry"), "power",
+                        json_pack("{s:f}", "mean_w", 30.0));
     m = merge2(shard_a(), b);
     CHECK(near(jnum(m, "telemetry.power.mean_w"), 80));
     CHECK(near(jnum(m, "totals.aops_per_watt"), 250 / 12.501 / 80));
@@ -271,7 +298,8 @@ static void test_rules(void) {
     json_array_append_new(json_object_get(b, "invalid_reasons"),
                           json_string("missed start by 2.000 s"));
     m = merge2(shard_a(), b);
-    CHECK(has(json_object_get(m, "invalid_reasons"), "shard 1 (b) is invalid: missed start by 2.000 s"));
+    CHECK(has(json_object_get(m, "invalid_reasons"),
+              "shard 1 (b) is invalid: missed start by 2.000 s"));
     json_decref(m);
 
     /* Not a shard; a shard without histograms. */
