@@ -21,6 +21,7 @@
 
 enum profile { PROFILE_FULL = 0, PROFILE_SMALL, PROFILE_TINY };
 enum schedule { SCHED_PHASED = 0, SCHED_INTERLEAVED };
+enum runtime_kind { RUNTIME_CGROUP = 0, RUNTIME_DOCKER };
 
 struct config {
     /* The run. containers[] holds one entry, or several for a sweep. */
@@ -53,6 +54,16 @@ struct config {
     char results_url[1024]; /* --results-url s3://BUCKET/PREFIX/ */
     unsigned peers;         /* --peers: names of --rendezvous to wait for */
     char rendezvous[256];   /* --rendezvous NAME-{i}.SUBDOMAIN */
+    /* What a worker runs in (coordinator/runtime.h). */
+    enum runtime_kind runtime;
+    char image[256];            /* docker: the harness image */
+    char docker_host[512];      /* docker: the engine's socket */
+    char container_network[128]; /* docker: host, bridge or a compose network */
+
+    /* The command line as parsed (argv[argv_first..argc) are the options):
+     * the docker runtime hands it to each worker container. */
+    int argc, argv_first;
+    char **argv;
 
     void *wl_opts[CONFIG_MAX_WL]; /* each workload's settings, by registry index */
 };

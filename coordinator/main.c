@@ -8,6 +8,7 @@
 
 #include "../workloads/workload.h"
 #include "commands.h"
+#include "runtime.h"
 #include "cmdline.h"
 
 static const struct {
@@ -19,6 +20,7 @@ static const struct {
     {"report", report_main},
     {"compare", compare_main},
     {"merge", merge_main},
+    {"worker", worker_container_main}, /* the docker runtime's, inside a container */
 };
 
 int main(int argc, char **argv) {
