@@ -14,7 +14,9 @@ P=results/$$-$RANDOM
 URL=s3://$B/$P
 C=$TMP/corpus
 COMMON=(--profile tiny --bucket $B --corpus "$C" --patterns "$ROOT/corpus/patterns")
-RUN=(--containers 2 "${COMMON[@]}")
+# One object set read by every worker keeps prepare to 1,190 HEADs; that each shard's
+# workers get their own global ids (and so their own objects) is checked below, per worker.
+RUN=(--containers 2 --dataset shared "${COMMON[@]}")
 
 # The result objects this test put, removed again (the data set stays).
 if [ -z "${AWS_ACCESS_KEY_ID:-}" ] && [ -f "$ROOT/.local/stack/credentials" ]; then
@@ -36,8 +38,8 @@ cleanup() {
 trap cleanup EXIT
 
 "$HARNESS" corpus fetch --profile tiny --dir "$C" >/dev/null 2>&1 || fail "corpus fetch --profile tiny"
-out=$("$HARNESS" prepare "${COMMON[@]}" --containers 6 2>&1)
-rc=$?; check_eq "prepare covers the 6 global worker ids of 3 shards x 2" 0 $rc; [ $rc = 0 ] || echo "$out"
+out=$("$HARNESS" prepare "${COMMON[@]}" --dataset shared --containers 6 2>&1)
+rc=$?; check_eq "prepare for 3 shards x 2 containers" 0 $rc; [ $rc = 0 ] || echo "$out"
 
 # --- 3 shards, one start -----------------------------------------------------------------------
 T=$(( $(date +%s) + 5 ))
@@ -122,8 +124,9 @@ check_eq "merging it: exit 1" 1 $?
 check "... invalid: the late shard" jq -e '.valid == false and (.invalid_reasons | any(test("shard 2 .* is invalid: missed start by")))' "$TMP/m-late/result.json"
 
 # --- global ids reach the workloads: shard 5 of 6 reads objects tiny/w10 and w11 --------------------
-"$HARNESS" "${RUN[@]}" --workloads s3 --shard 5/6 --start-at $(( $(date +%s) + 30 )) --out "$TMP/w10" --quiet >/dev/null 2>&1
-check_eq "shard 5/6 of a data set prepared for 6 workers: exit 1" 1 $?
+"$HARNESS" "${COMMON[@]}" --containers 2 --workloads s3 --shard 5/6 --start-at $(( $(date +%s) + 30 )) \
+    --out "$TMP/w10" --quiet >/dev/null 2>&1
+check_eq "shard 5/6, with an object set per worker: exit 1 (nothing prepared for ids 10, 11)" 1 $?
 check "... its workers asked for the objects of global ids 10 and 11" \
     jq -e '.invalid_reasons[0] | test("tiny/w1[01]/.*prepare --profile tiny --containers 12")' "$TMP/w10/result.json"
 
