@@ -21,6 +21,7 @@
 #include "../workloads/workload.h"
 #include "commands.h"
 #include "csv.h"
+#include "merge.h"
 #include "repeat.h"
 #include "report_html.h"
 #include "report_repeat.h"
@@ -480,6 +481,7 @@ static void render_run(struct sbuf *b, const json_t *r, const char *name) {
     sb_puts(b, "</p>\n");
     headline(b, r);
     report_repeats_section(b, r);
+    shards_html(b, r); /* a merged result: one row per host */
     latency_section(b, r);
     figures_section(b, r);
     containers_section(b, r);

@@ -38,6 +38,7 @@ struct run_report {
     const char *cgroups;    /* description, or NULL with --no-cgroups */
     double startup_seconds; /* command start to barrier release */
     json_t *servers;        /* backends: what serves each workload */
+    double t0_epoch;        /* the release by the wall clock (windows' absolute edges); 0 none */
 };
 
 /* Step 1, the merge: every worker's slot summed per workload. */

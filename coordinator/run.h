@@ -87,6 +87,7 @@ struct run_ctx {
     int release_fd;     /* workers block reading it; EOF releases them */
     struct cgroups *cg; /* NULL with --no-cgroups */
     pid_t coord_pid;
+    unsigned id_base; /* global id of worker 0: --shard I/N runs I x n onwards */
 };
 
 static inline struct worker_slot *run_slot(const struct run_ctx *r, unsigned i) {

@@ -342,4 +342,6 @@ const struct workload s3_workload = {
     .backend = s3_server_version,
     .describe = s3_describe,
     .data_paths = s3_data_paths,
+    .store = &s3_store,
+    .clock_offset = s3_clock_offset,
 };

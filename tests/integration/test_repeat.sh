@@ -149,5 +149,8 @@ for args in "--repeat 0" "--repeat many" "--warmup-cycles -1" "--max-cv -2"; do
     check_eq "'$args' exits 2" 2 "$rc"
     check_eq "'$args' says so in one line" 1 "$(printf '%s\n' "$err" | wc -l)"
 done
+err=$("$HARNESS" --containers 1 --workloads sleep --repeat 2 --shard 0/2 --start-at $(($(date +%s) + 60)) --out "$TMP/bad" 2>&1 >/dev/null)
+check_eq "--repeat with --shard exits 2" 2 $?
+check_contains "and says why" "every run of a --repeat would need its own --start-at" "$err"
 check "nothing ran for bad values" test ! -e "$TMP/bad/result.json"
 finish
