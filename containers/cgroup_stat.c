@@ -17,8 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../coordinator/telemetry_fs.h"
-#include "../coordinator/telemetry_proc.h"
+#include "../common/fsread.h"
 #include "cgroup_stat.h"
 
 struct cpu_time cpu_time_sub(const struct cpu_time *b, const struct cpu_time *a) {

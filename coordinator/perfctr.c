@@ -37,7 +37,7 @@
 #include <unistd.h>
 
 #include "perfctr.h"
-#include "telemetry_fs.h"
+#include "../common/fsread.h"
 
 #define NGROUPS 2
 #define GROUP_MAX 5
