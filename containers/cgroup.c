@@ -362,6 +362,10 @@ const char *cgroups_memory_path(const struct cgroups *cg, unsigned i) {
     return cg->mem[i];
 }
 
+const char *cgroups_cpu_path(const struct cgroups *cg, unsigned i) {
+    return cg->cpu && i < cg->n && cg->cpu[i][0] ? cg->cpu[i] : NULL;
+}
+
 /* A coordinator is alive while its pid exists. A reused pid only keeps a
  * stale cgroup for one more run; taking a live run's cgroups would be worse. */
 static int coordinator_alive(unsigned pid) {

@@ -45,4 +45,8 @@ int cgroups_v2_has_controller(const char *dir, const char *name);
 /* For tests: the directory of worker i's cgroup for the memory controller. */
 const char *cgroups_memory_path(const struct cgroups *cg, unsigned i);
 
+/* v1: the directory of worker i's cpu cgroup, NULL without a CPU limit (or
+ * on v2, where memory and cpu share one cgroup). For CPU accounting. */
+const char *cgroups_cpu_path(const struct cgroups *cg, unsigned i);
+
 #endif

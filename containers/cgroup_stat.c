@@ -337,5 +337,6 @@ int machine_cpu_read(const char *sysroot, struct machine_time *out, char *why, s
     }
     out->busy_s = ticks_s(t.busy);
     out->total_s = ticks_s(t.total);
+    out->steal_s = ticks_s(t.steal);
     return 0;
 }

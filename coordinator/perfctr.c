@@ -39,7 +39,7 @@
 #include "perfctr.h"
 #include "../common/fsread.h"
 
-#define NGROUPS 2
+#define NGROUPS PC_NGROUPS
 #define GROUP_MAX 5
 
 static const struct {
@@ -615,27 +615,77 @@ int perfctr_read(struct perfctr *pc, struct pc_snap *s) {
     return rc;
 }
 
+/* One counter's window from its raw sum, its per-unit scaled sum and the
+ * summed enabled/running times; starved: a unit enabled but never running,
+ * where per-unit scaling is impossible and the sums scale instead. */
+static void finish_count(struct pc_count *c, double raw, double scaled, double sum_en,
+                         double sum_run, int starved) {
+    if (sum_en > 0 && sum_run == 0) {
+        c->status = PC_MULTIPLEXED;
+        c->running_ratio = 0;
+        snprintf(c->reason, sizeof c->reason,
+                 "never scheduled on the PMU during the window (other events took the "
+                 "counters): no estimate");
+        return;
+    }
+    if (starved)
+        scaled = raw * (sum_en / sum_run);
+    c->has_value = 1;
+    c->value = scaled;
+    c->running_ratio = sum_en > 0 ? sum_run / sum_en : 1.0;
+    /* a few ns of disagreement between the two clocks is not multiplexing */
+    if (sum_run < sum_en * 0.9999) {
+        c->status = PC_MULTIPLEXED;
+        snprintf(c->reason, sizeof c->reason,
+                 "counted %.1f%% of the window, value scaled up by enabled/running time",
+                 100.0 * c->running_ratio);
+    } else {
+        c->running_ratio = 1.0;
+    }
+}
+
+/* Status before any arithmetic: 0 when the counter has readings to use. */
+static int start_count(const struct perfctr *pc, enum pc_event e, int err_a, int err_b,
+                       struct pc_count *c) {
+    c->status = pc->status[e];
+    c->running_ratio = NAN;
+    c->value = NAN;
+    if (c->status != PC_OK) {
+        snprintf(c->reason, sizeof c->reason, "%s", pc->reason[e]);
+        return -1;
+    }
+    if (err_a || err_b) {
+        c->status = PC_UNSUPPORTED;
+        snprintf(c->reason, sizeof c->reason, "reading the group failed: %s",
+                 strerror(err_a ? err_a : err_b));
+        return -1;
+    }
+    return 0;
+}
+
+static void derived(struct pc_delta *out) {
+    const struct pc_count *cyc = &out->ev[PC_CYCLES], *ins = &out->ev[PC_INSTRUCTIONS];
+    out->ipc = out->cache_mpki = out->branch_mpki = NAN;
+    if (cyc->has_value && ins->has_value && cyc->value > 0)
+        out->ipc = ins->value / cyc->value;
+    if (ins->has_value && ins->value > 0) {
+        if (out->ev[PC_CACHE_MISSES].has_value)
+            out->cache_mpki = 1000.0 * out->ev[PC_CACHE_MISSES].value / ins->value;
+        if (out->ev[PC_BRANCH_MISSES].has_value)
+            out->branch_mpki = 1000.0 * out->ev[PC_BRANCH_MISSES].value / ins->value;
+    }
+}
+
 void perfctr_delta(const struct perfctr *pc, const struct pc_snap *a, const struct pc_snap *b,
                    struct pc_delta *out) {
     memset(out, 0, sizeof *out);
     for (int e = 0; e < PC_NEVENTS; e++) {
         struct pc_count *c = &out->ev[e];
         int g = EV[e].group;
-        c->status = pc->status[e];
-        c->running_ratio = NAN;
-        c->value = NAN;
-        if (c->status != PC_OK) {
-            snprintf(c->reason, sizeof c->reason, "%s", pc->reason[e]);
+        if (start_count(pc, (enum pc_event)e, a->err[g], b->err[g], c) < 0)
             continue;
-        }
-        if (a->err[g] || b->err[g]) {
-            c->status = PC_UNSUPPORTED;
-            snprintf(c->reason, sizeof c->reason, "reading the group failed: %s",
-                     strerror(a->err[g] ? a->err[g] : b->err[g]));
-            continue;
-        }
         double scaled = 0, raw = 0, sum_en = 0, sum_run = 0;
-        int starved = 0; /* a unit enabled but never running: per-unit scaling impossible */
+        int starved = 0;
         for (int i = 0; i < pc->nunits; i++) {
             if (!pc->u[i].alive)
                 continue;
@@ -648,39 +698,39 @@ void perfctr_delta(const struct perfctr *pc, const struct pc_snap *a, const stru
             else if (de > 0)
                 starved = 1;
         }
-        if (sum_en > 0 && sum_run == 0) {
-            c->status = PC_MULTIPLEXED;
-            c->running_ratio = 0;
-            snprintf(c->reason, sizeof c->reason,
-                     "never scheduled on the PMU during the window (other events took the "
-                     "counters): no estimate");
+        finish_count(c, raw, scaled, sum_en, sum_run, starved);
+    }
+    derived(out);
+}
+
+void perfctr_sum(const struct perfctr *pc, const struct pc_snap *s, struct pc_sum *out) {
+    memset(out, 0, sizeof *out);
+    for (int g = 0; g < NGROUPS; g++)
+        out->err[g] = s->err[g];
+    for (int i = 0; i < pc->nunits; i++) {
+        if (!pc->u[i].alive)
             continue;
-        }
-        if (starved)
-            scaled = raw * (sum_en / sum_run);
-        c->has_value = 1;
-        c->value = scaled;
-        c->running_ratio = sum_en > 0 ? sum_run / sum_en : 1.0;
-        /* a few ns of disagreement between the two clocks is not multiplexing */
-        if (sum_run < sum_en * 0.9999) {
-            c->status = PC_MULTIPLEXED;
-            snprintf(c->reason, sizeof c->reason,
-                     "counted %.1f%% of the window, value scaled up by enabled/running time",
-                     100.0 * c->running_ratio);
-        } else {
-            c->running_ratio = 1.0;
-        }
+        for (int e = 0; e < PC_NEVENTS; e++)
+            out->val[e] += s->val[i][e];
+        for (int g = 0; g < NGROUPS; g++)
+            out->en[g] += s->en[i][g], out->run[g] += s->run[i][g];
     }
-    const struct pc_count *cyc = &out->ev[PC_CYCLES], *ins = &out->ev[PC_INSTRUCTIONS];
-    out->ipc = out->cache_mpki = out->branch_mpki = NAN;
-    if (cyc->has_value && ins->has_value && cyc->value > 0)
-        out->ipc = ins->value / cyc->value;
-    if (ins->has_value && ins->value > 0) {
-        if (out->ev[PC_CACHE_MISSES].has_value)
-            out->cache_mpki = 1000.0 * out->ev[PC_CACHE_MISSES].value / ins->value;
-        if (out->ev[PC_BRANCH_MISSES].has_value)
-            out->branch_mpki = 1000.0 * out->ev[PC_BRANCH_MISSES].value / ins->value;
+}
+
+void perfctr_delta_sum(const struct perfctr *pc, const struct pc_sum *a, const struct pc_sum *b,
+                       struct pc_delta *out) {
+    memset(out, 0, sizeof *out);
+    for (int e = 0; e < PC_NEVENTS; e++) {
+        struct pc_count *c = &out->ev[e];
+        int g = EV[e].group;
+        if (start_count(pc, (enum pc_event)e, a->err[g], b->err[g], c) < 0)
+            continue;
+        double dv = (double)(b->val[e] - a->val[e]);
+        double de = (double)(b->en[g] - a->en[g]);
+        double dr = (double)(b->run[g] - a->run[g]);
+        finish_count(c, dv, dr > 0 ? dv * (de / dr) : 0, de, dr, 0);
     }
+    derived(out);
 }
 
 static json_t *num_or_null(double v) {

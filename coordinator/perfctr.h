@@ -125,6 +125,21 @@ struct pc_delta {
 void perfctr_delta(const struct perfctr *pc, const struct pc_snap *a, const struct pc_snap *b,
                    struct pc_delta *out);
 
+/* A snapshot summed over its CPUs or threads: small enough to keep one per
+ * telemetry sample, so windows whose edges are only known after the run can
+ * be cut from the samples at their edges. A window of sums scales a
+ * multiplexed counter by the summed enabled/running times (perf stat's
+ * aggregate estimate) rather than per CPU. */
+#define PC_NGROUPS 2
+struct pc_sum {
+    uint64_t val[PC_NEVENTS];
+    uint64_t en[PC_NGROUPS], run[PC_NGROUPS];
+    int err[PC_NGROUPS]; /* errno of a failed group read, 0 if fine */
+};
+void perfctr_sum(const struct perfctr *pc, const struct pc_snap *s, struct pc_sum *out);
+void perfctr_delta_sum(const struct perfctr *pc, const struct pc_sum *a, const struct pc_sum *b,
+                       struct pc_delta *out);
+
 /* { "<event name>": {"status", "value", "running_ratio"[, "reason"]}, ...,
  *   "ipc", "cache_mpki", "branch_mpki" } with null for what has no value.
  * value is an integer count (task-clock: nanoseconds). A new reference. */
