@@ -27,6 +27,8 @@
 #include <unistd.h>
 
 #include "../containers/cgroup.h"
+#include "../containers/cgroup_acct.h"
+#include "attrib.h"
 #include "commands.h"
 #include "csv.h"
 #include "cmdline.h"
@@ -112,6 +114,8 @@ struct coord {
     int64_t t_launch, t0;
     json_t *reasons, *warnings, *servers;
     struct telemetry *tel;
+    struct attrib *at;        /* where the time goes */
+    struct server_check *sc;  /* the servers' own counts */
 };
 
 static void kill_all(struct coord *c, int sig) {
@@ -238,6 +242,8 @@ static int coord_setup(struct coord *c, const struct config *cfg) {
             return EXIT_INVALID;
         }
     }
+    char acct_why[512] = "";
+    c->r.acct = cgacct_create(c->r.cg, (unsigned)getpid(), cfg->n, acct_why, sizeof acct_why);
     c->r.shm = mmap(NULL, (size_t)cfg->n * c->r.lay.slot_size, PROT_READ | PROT_WRITE,
                     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (c->r.shm == MAP_FAILED)
@@ -275,6 +281,9 @@ static int coord_setup(struct coord *c, const struct config *cfg) {
                                 wl->backend(cfg, v, sizeof v) == 0 ? json_string(v) : json_null());
     }
     c->tel = telemetry_new(cfg);
+    struct attrib_in ai = {.cfg = cfg, .acct = c->r.acct, .acct_why = acct_why};
+    c->at = attrib_new(&ai);
+    c->sc = server_check_new(cfg, &c->r.lay);
     return 0;
 }
 
@@ -305,6 +314,7 @@ static void coord_launch(struct coord *c) {
         c->forked++;
         c->alive++;
     }
+    attrib_open_coordinator(c->at); /* after the forks: the workers' work is not the coordinator's */
     /* The workers hold these ends now; EOF on ready means they are all gone. */
     close(c->r.ready_fd);
     close(c->r.release_fd);
@@ -371,8 +381,10 @@ static void coord_barrier(struct coord *c) {
         if (!cfg->quiet)
             fprintf(stderr, "harness: %u workers ready in %.2f s; released\n", cfg->n,
                     (double)(now_ns() - c->t_launch) / 1e9);
+        server_check_before(c->sc); /* every worker has connected and checked its data */
         c->t0 = now_ns();
         telemetry_begin(c->tel, c->t0);
+        attrib_begin(c->at, c->t0);
         close(c->release_wr); /* the barrier */
         c->released = 1;
     }
@@ -399,6 +411,7 @@ static void coord_loop(struct coord *c) {
         now = now_ns();
         if (now >= next_sample) {
             telemetry_sample(c->tel, now);
+            attrib_sample(c->at, now);
             next_sample += interval;
             if (next_sample < now)
                 next_sample = now + interval;
@@ -424,10 +437,14 @@ static void coord_loop(struct coord *c) {
         }
     }
     if (c->released) {
-        telemetry_sample(c->tel, now_ns());
+        int64_t now = now_ns();
+        telemetry_sample(c->tel, now);
+        attrib_sample(c->at, now);
         progress(c, t0, expected, 1);
     }
     reap_all(c, 5000);
+    if (c->released)
+        server_check_after(c->sc);
 }
 
 /* Step 5: what happened to each worker, as reasons a person can act on. */
@@ -472,6 +489,8 @@ static void coord_write(struct coord *c, int64_t t_start) {
         .cgroups = c->r.cg ? cgroups_describe(c->r.cg) : NULL,
         .startup_seconds = (double)(c->t0 - t_start) / 1e9,
         .servers = c->servers,
+        .attrib = c->at,
+        .server_check = c->sc,
     };
     json_t *res = results_build(&rep);
     if (!res) {
@@ -514,6 +533,9 @@ static void coord_teardown(struct coord *c) {
     json_decref(c->warnings);
     json_decref(c->servers);
     telemetry_free(c->tel);
+    attrib_free(c->at);
+    server_check_free(c->sc);
+    cgacct_destroy(c->r.acct);
     cgroups_destroy(c->r.cg);
     if (c->r.shm)
         munmap(c->r.shm, (size_t)c->r.cfg->n * c->r.lay.slot_size);
@@ -555,7 +577,8 @@ static int parse_all(struct config *cfg, int argc, char **argv, int *exit_code) 
 
 static int run_cmd(struct config *cfg, int64_t t_start) {
     char err[1024];
-    if (make_out_dir(cfg, err, sizeof err) != 0) {
+    if (attrib_check_overrides(cfg, err, sizeof err) != 0 ||
+        make_out_dir(cfg, err, sizeof err) != 0) {
         fprintf(stderr, "harness: %s\n", err);
         return EXIT_USAGE;
     }
