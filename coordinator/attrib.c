@@ -64,6 +64,7 @@ struct attrib {
     struct comp c[AT_MAX];
     struct perfctr *machine_pc;
     struct pc_snap *machine_snap;
+    const struct perfctr *probed; /* the first opened: the others reuse its probe */
     char machine_pc_why[640];
     char machine_why[512];
     int64_t t0;
@@ -123,7 +124,9 @@ static void open_counters(struct attrib *a, struct comp *c, enum pc_target targe
         snprintf(c->pc_why, sizeof c->pc_why, "counters not asked for");
         return;
     }
-    c->pc = perfctr_open(target, dir, pid, a->pc_sys, err, sizeof err);
+    c->pc = perfctr_open_like(target, dir, pid, a->pc_sys, a->probed, err, sizeof err);
+    if (c->pc && !a->probed)
+        a->probed = c->pc;
     if (c->pc && !(c->snap = perfctr_snap_new(c->pc))) {
         perfctr_close(c->pc);
         c->pc = NULL;
@@ -218,8 +221,8 @@ struct attrib *attrib_new(const struct attrib_in *in) {
 
     if (in->no_counters)
         snprintf(a->machine_pc_why, sizeof a->machine_pc_why, "counters not asked for");
-    else if (!(a->machine_pc = perfctr_open(PC_TARGET_SYSTEM, NULL, 0, a->pc_sys, a->machine_pc_why,
-                                            sizeof a->machine_pc_why)) ||
+    else if (!(a->machine_pc = perfctr_open_like(PC_TARGET_SYSTEM, NULL, 0, a->pc_sys, a->probed,
+                                                 a->machine_pc_why, sizeof a->machine_pc_why)) ||
              !(a->machine_snap = perfctr_snap_new(a->machine_pc))) {
         perfctr_close(a->machine_pc);
         a->machine_pc = NULL;

@@ -75,6 +75,7 @@ struct perfctr {
     struct unit *u;
     enum pc_status status[PC_NEVENTS];
     char reason[PC_NEVENTS][256];
+    unsigned char probed[PC_NEVENTS]; /* 0 not probed, 1 counted on the loop, 2 read 0 */
     int nmem[NGROUPS];
     enum pc_event mem[NGROUPS][GROUP_MAX]; /* read order: leader first */
     char desc[PATH_MAX + 64];
@@ -369,6 +370,9 @@ static void known_loop(void) {
     __asm__ volatile("" ::"r"(acc));
 }
 
+#define ZERO_REASON                                                                                \
+    "reads 0 on a known loop (the hypervisor or PMU accepts the event but does not count it)"
+
 static void probe(struct perfctr *pc) {
     int fd[PC_NEVENTS];
     int mem[NGROUPS][GROUP_MAX], nmem[NGROUPS] = {0, 0};
@@ -377,8 +381,8 @@ static void probe(struct perfctr *pc) {
     for (int g = 0; g < NGROUPS; g++)
         for (int k = 0; k < pc->nmem[g]; k++) {
             enum pc_event e = pc->mem[g][k];
-            if (pc->status[e] != PC_OK)
-                continue;
+            if (pc->status[e] != PC_OK || pc->probed[e])
+                continue; /* cannot count, or already decided (perfctr_open_like) */
             struct perf_event_attr a;
             attr_for(&a, e, 0, nmem[g] == 0);
             int leader = nmem[g] ? fd[mem[g][0]] : -1;
@@ -386,6 +390,8 @@ static void probe(struct perfctr *pc) {
             if (fd[e] >= 0) /* a probe that cannot open proves nothing either way */
                 mem[g][nmem[g]++] = e;
         }
+    if (nmem[0] + nmem[1] == 0)
+        return; /* nothing left to decide: no loop */
     for (int g = 0; g < NGROUPS; g++)
         if (nmem[g] && pc->sys.ioctl(fd[mem[g][0]], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP,
                                      pc->sys.arg) != 0)
@@ -399,13 +405,13 @@ static void probe(struct perfctr *pc) {
         if (pc->sys.read(fd[mem[g][0]], buf, sizeof buf, pc->sys.arg) != want ||
             buf[0] != (uint64_t)nmem[g])
             continue;
-        for (int k = 0; k < nmem[g]; k++)
+        for (int k = 0; k < nmem[g]; k++) {
+            pc->probed[mem[g][k]] = buf[3 + k] == 0 ? 2 : 1;
             if (buf[3 + k] == 0) {
                 pc->status[mem[g][k]] = PC_UNSUPPORTED;
-                snprintf(pc->reason[mem[g][k]], sizeof pc->reason[0],
-                         "reads 0 on a known loop (the hypervisor or PMU accepts the event but "
-                         "does not count it)");
+                snprintf(pc->reason[mem[g][k]], sizeof pc->reason[0], "%s", ZERO_REASON);
             }
+        }
     }
     for (int e = 0; e < PC_NEVENTS; e++)
         if (fd[e] >= 0)
@@ -416,6 +422,12 @@ static void probe(struct perfctr *pc) {
 
 struct perfctr *perfctr_open(enum pc_target target, const char *cgroup_dir, pid_t pid,
                              const struct pc_sys *sys, char *err, size_t errlen) {
+    return perfctr_open_like(target, cgroup_dir, pid, sys, NULL, err, errlen);
+}
+
+struct perfctr *perfctr_open_like(enum pc_target target, const char *cgroup_dir, pid_t pid,
+                                  const struct pc_sys *sys, const struct perfctr *like, char *err,
+                                  size_t errlen) {
     struct perfctr *pc = calloc(1, sizeof *pc);
     if (!pc)
         return snprintf(err, errlen, "out of memory"), NULL;
@@ -469,6 +481,15 @@ struct perfctr *perfctr_open(enum pc_target target, const char *cgroup_dir, pid_
     if (!any_alive) {
         snprintf(err, errlen, "pid %d exited before it could be counted", (int)pid);
         goto fail;
+    }
+    for (int e = 0; like && e < PC_NEVENTS; e++) {
+        if (pc->status[e] != PC_OK || !like->probed[e])
+            continue;
+        pc->probed[e] = like->probed[e];
+        if (like->probed[e] == 2) {
+            pc->status[e] = PC_UNSUPPORTED;
+            snprintf(pc->reason[e], sizeof pc->reason[e], "%s", ZERO_REASON);
+        }
     }
     probe(pc);
     return pc;

@@ -82,6 +82,14 @@ struct perfctr *perfctr_open(enum pc_target target, const char *cgroup_dir, pid_
                              const struct pc_sys *sys, char *err, size_t errlen);
 void perfctr_close(struct perfctr *pc);
 
+/* perfctr_open taking the probe's verdicts from `like` (another perfctr of
+ * this process, or NULL) for every event it probed: the probe counts the
+ * calling thread whatever the target, so a process needs it once, not once
+ * per component (each costs tens of milliseconds). */
+struct perfctr *perfctr_open_like(enum pc_target target, const char *cgroup_dir, pid_t pid,
+                                  const struct pc_sys *sys, const struct perfctr *like, char *err,
+                                  size_t errlen);
+
 /* "cgroup /sys/fs/cgroup/unified/x on 2 CPUs", "all 2 CPUs", "pid 42 (5 threads)". */
 const char *perfctr_describe(const struct perfctr *pc);
 
