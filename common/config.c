@@ -81,7 +81,8 @@ static int parse_server(const struct opt_row *o, void *base, const char *v, char
         ok = strlen(eq + 1) < sizeof cfg->server_over[0].cgroup;
     if (!ok) {
         snprintf(err, errlen, "--%s '%s': expected NAME=%s, NAME a server such as minio or mariadb",
-                 o->name, v, is_pid ? "PID with a positive process id" : "PATH with a cgroup directory");
+                 o->name, v,
+                 is_pid ? "PID with a positive process id" : "PATH with a cgroup directory");
         return -1;
     }
     struct server_override *s = NULL;

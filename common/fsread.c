@@ -86,8 +86,8 @@ int cpu_parse_stat(const char *buf, struct cpu_times *out) {
         return -1;
     /* user nice system idle iowait irq softirq steal [guest guest_nice]:
      * guest time is already counted in user and nice, so it is left out. */
-    int n = sscanf(buf + 4, "%llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
-                   &v[3], &v[4], &v[5], &v[6], &v[7]);
+    int n = sscanf(buf + 4, "%llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+                   &v[4], &v[5], &v[6], &v[7]);
     if (n < 4) /* very old kernels stop after idle; missing fields stay 0 */
         return -1;
     uint64_t total = 0;

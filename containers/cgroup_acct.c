@@ -19,11 +19,11 @@
 #include "cgroup_acct.h"
 
 struct cg_acct {
-    int kind;             /* cgacct_plan's: 2, 1 made here; 0 the workers' own */
-    unsigned n;           /* workers */
+    int kind;              /* cgacct_plan's: 2, 1 made here; 0 the workers' own */
+    unsigned n;            /* workers */
     char parent[PATH_MAX]; /* aops-<run>-acct, when made here */
     char (*dir)[PATH_MAX]; /* per worker */
-    unsigned made;        /* worker directories made so far */
+    unsigned made;         /* worker directories made so far */
     char desc[PATH_MAX + 64];
 };
 
@@ -156,7 +156,8 @@ struct cg_acct *cgacct_create(const struct cgroups *cg, unsigned run, unsigned n
                               size_t errlen) {
     char base[PATH_MAX];
     if (!cg) {
-        snprintf(err, errlen, "--no-cgroups: the workers have no cgroup to read their CPU time from");
+        snprintf(err, errlen,
+                 "--no-cgroups: the workers have no cgroup to read their CPU time from");
         return NULL;
     }
     int v1_limit = cgroups_mode(cg) == CG_V1 && n > 0 && cgroups_cpu_path(cg, 0) != NULL;
@@ -175,7 +176,8 @@ struct cg_acct *cgacct_create(const struct cgroups *cg, unsigned run, unsigned n
     if (kind == 0) {
         for (unsigned i = 0; i < n; i++)
             snprintf(a->dir[i], sizeof a->dir[i], "%s",
-                     cgroups_mode(cg) == CG_V2 ? cgroups_memory_path(cg, i) : cgroups_cpu_path(cg, i));
+                     cgroups_mode(cg) == CG_V2 ? cgroups_memory_path(cg, i)
+                                               : cgroups_cpu_path(cg, i));
         snprintf(a->desc, sizeof a->desc, "the workers' own cgroups (%s)", cgroups_describe(cg));
         return a;
     }
@@ -195,8 +197,8 @@ struct cg_acct *cgacct_create(const struct cgroups *cg, unsigned run, unsigned n
             return NULL;
         }
     }
-    snprintf(a->desc, sizeof a->desc, "%s %s (accounting only)", kind == 2 ? "cgroup2" : "v1 cpuacct",
-             a->parent);
+    snprintf(a->desc, sizeof a->desc, "%s %s (accounting only)",
+             kind == 2 ? "cgroup2" : "v1 cpuacct", a->parent);
     return a;
 }
 

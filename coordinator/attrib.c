@@ -117,8 +117,8 @@ static const struct server_override *override_of(const struct config *cfg, const
     return NULL;
 }
 
-static void open_counters(struct attrib *a, struct comp *c, enum pc_target target,
-                          const char *dir, pid_t pid) {
+static void open_counters(struct attrib *a, struct comp *c, enum pc_target target, const char *dir,
+                          pid_t pid) {
     char err[512];
     if (a->no_counters) {
         snprintf(c->pc_why, sizeof c->pc_why, "counters not asked for");
@@ -162,8 +162,8 @@ static void add_server(struct attrib *a, const struct workload *w) {
         c->pid = o->pid;
         snprintf(c->source, sizeof c->source, "--server-pid %s=%d", nm, o->pid);
     } else if (!w->server_locate) {
-        snprintf(c->why, sizeof c->why, "not located: pass --server-cgroup %s=PATH or --server-pid %s=PID",
-                 nm, nm);
+        snprintf(c->why, sizeof c->why,
+                 "not located: pass --server-cgroup %s=PATH or --server-pid %s=PID", nm, nm);
     } else if (w->server_locate(a->cfg, &ws) != 0) {
         snprintf(c->why, sizeof c->why, "%s", ws.unavailable);
     } else if (ws.cgroup[0]) {
@@ -252,9 +252,15 @@ static void read_comp(struct attrib *a, struct comp *c, double out[3]) {
     if (c->why[0])
         return;
     switch (c->kind) {
-    case K_CGROUP: ok = cgstat_read_dir(c->dir, &t, why, sizeof why) > 0; break;
-    case K_PID: ok = pidstat_read("/", c->pid, 1, &t, why, sizeof why) == 0; break;
-    case K_WORKERS: ok = cgacct_read(a->acct, &t, why, sizeof why) == 0; break;
+    case K_CGROUP:
+        ok = cgstat_read_dir(c->dir, &t, why, sizeof why) > 0;
+        break;
+    case K_PID:
+        ok = pidstat_read("/", c->pid, 1, &t, why, sizeof why) == 0;
+        break;
+    case K_WORKERS:
+        ok = cgacct_read(a->acct, &t, why, sizeof why) == 0;
+        break;
     case K_COORD: {
         struct rusage ru;
         ok = getrusage(RUSAGE_SELF, &ru) == 0;
@@ -342,7 +348,8 @@ static json_t *entry(double cpu, double user, double sys, double ops, double mac
         json_object_set_new(o, "system_s", json_real(sys));
     }
     json_object_set_new(o, "cpu_s_per_op", json_num_or_null(cpu / ops, ops > 0));
-    json_object_set_new(o, "share", json_num_or_null(100.0 * cpu / machine_total, machine_total > 0));
+    json_object_set_new(o, "share",
+                        json_num_or_null(100.0 * cpu / machine_total, machine_total > 0));
     return o;
 }
 
@@ -366,9 +373,9 @@ static json_t *window_cpu(const struct attrib *a, size_t i0, size_t i1, double o
             continue;
         }
         known += d;
-        json_object_set_new(w, c->name,
-                            entry(d, s1->cpu[i][1] - s0->cpu[i][1], s1->cpu[i][2] - s0->cpu[i][2],
-                                  ops, total));
+        json_object_set_new(
+            w, c->name,
+            entry(d, s1->cpu[i][1] - s0->cpu[i][1], s1->cpu[i][2] - s0->cpu[i][2], ops, total));
     }
     if (mok)
         json_object_set_new(w, "other", entry(busy - known, NAN, NAN, ops, total));
@@ -386,7 +393,8 @@ static json_t *window_cpu(const struct attrib *a, size_t i0, size_t i1, double o
     return w;
 }
 
-static json_t *delta_json(const struct perfctr *pc, const struct pc_sum *a, const struct pc_sum *b) {
+static json_t *delta_json(const struct perfctr *pc, const struct pc_sum *a,
+                          const struct pc_sum *b) {
     struct pc_delta d;
     perfctr_delta_sum(pc, a, b, &d);
     json_t *o = perfctr_delta_json(&d);
@@ -413,9 +421,9 @@ static json_t *window_counters(const struct attrib *a, size_t i0, size_t i1) {
 void attrib_results(const struct attrib *a, json_t *res) {
     if (!a || a->n < 2) {
         json_object_set_new(res, "attribution", json_null());
-        json_object_set_new(res, "attribution_unavailable",
-                            json_pack("{s:s}", "run",
-                                      a ? "the run never started: no samples" : "not measured"));
+        json_object_set_new(
+            res, "attribution_unavailable",
+            json_pack("{s:s}", "run", a ? "the run never started: no samples" : "not measured"));
         json_object_set_new(res, "counters", json_null());
         return;
     }

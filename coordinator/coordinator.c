@@ -114,8 +114,8 @@ struct coord {
     int64_t t_launch, t0;
     json_t *reasons, *warnings, *servers;
     struct telemetry *tel;
-    struct attrib *at;        /* where the time goes */
-    struct server_check *sc;  /* the servers' own counts */
+    struct attrib *at;       /* where the time goes */
+    struct server_check *sc; /* the servers' own counts */
 };
 
 static void kill_all(struct coord *c, int sig) {
@@ -314,7 +314,8 @@ static void coord_launch(struct coord *c) {
         c->forked++;
         c->alive++;
     }
-    attrib_open_coordinator(c->at); /* after the forks: the workers' work is not the coordinator's */
+    /* After the forks: the workers' work is not the coordinator's. */
+    attrib_open_coordinator(c->at);
     /* The workers hold these ends now; EOF on ready means they are all gone. */
     close(c->r.ready_fd);
     close(c->r.release_fd);

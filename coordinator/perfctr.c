@@ -36,8 +36,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "perfctr.h"
 #include "../common/fsread.h"
+#include "perfctr.h"
 
 #define NGROUPS PC_NGROUPS
 #define GROUP_MAX 5

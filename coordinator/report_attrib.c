@@ -58,14 +58,16 @@ static void stacked_bars(struct sbuf *b, const json_t *att, const char **win, si
         max = fmax(max, sum);
     }
     int h = TOP + (int)nw * RH + 24;
-    sb_printf(b, "<figure class=\"chart\" id=\"attribution-bars\"><figcaption>CPU seconds by component"
-                 "</figcaption><svg viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"CPU seconds by "
-                 "component per window\">",
+    sb_printf(b,
+              "<figure class=\"chart\" id=\"attribution-bars\"><figcaption>CPU seconds by component"
+              "</figcaption><svg viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"CPU seconds by "
+              "component per window\">",
               W, h);
     double lx = LW;
     for (size_t c = 0; c < nc; c++) { /* legend */
-        sb_printf(b, "<rect x=\"%.0f\" y=\"6\" width=\"12\" height=\"12\" style=\"fill:%s\"/>"
-                     "<text x=\"%.0f\" y=\"16\">",
+        sb_printf(b,
+                  "<rect x=\"%.0f\" y=\"6\" width=\"12\" height=\"12\" style=\"fill:%s\"/>"
+                  "<text x=\"%.0f\" y=\"16\">",
                   lx, FILL[c], lx + 16);
         sb_esc(b, comp[c]);
         sb_puts(b, "</text>");
@@ -84,8 +86,9 @@ static void stacked_bars(struct sbuf *b, const json_t *att, const char **win, si
                 continue;
             double wpx = s / max * (W - LW - 10);
             char f[64], g[64];
-            sb_printf(b, "<rect class=\"seg\" x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"%d\" "
-                         "style=\"fill:%s\"><title>",
+            sb_printf(b,
+                      "<rect class=\"seg\" x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"%d\" "
+                      "style=\"fill:%s\"><title>",
                       x, y + 3, wpx, RH - 6, FILL[c]);
             sb_esc(b, win[w]);
             sb_puts(b, " ");
@@ -112,8 +115,9 @@ static double ipc_of(const json_t *r, const char *win, const char *comp) {
 
 static void cpu_table(struct sbuf *b, const json_t *r, const json_t *att, const char **win,
                       size_t nw, const char **comp, size_t nc) {
-    sb_puts(b, "<table id=\"attribution\"><tr><th>window</th><th class=\"t\">component</th>"
-               "<th>CPU s</th><th>CPU s per op</th><th>share of the machine %</th><th>IPC</th></tr>\n");
+    sb_puts(
+        b, "<table id=\"attribution\"><tr><th>window</th><th class=\"t\">component</th>"
+           "<th>CPU s</th><th>CPU s per op</th><th>share of the machine %</th><th>IPC</th></tr>\n");
     for (size_t w = 0; w < nw; w++) {
         const json_t *row = json_object_get(att, win[w]);
         for (size_t c = 0; c < nc; c++) {
@@ -148,7 +152,9 @@ static void counters_table(struct sbuf *b, const json_t *r, const char **win, si
     const json_t *run = json_object_get(cnt, "run");
     if (!json_is_object(run))
         return;
-    sb_puts(b, "<h3>Counters (whole machine)</h3><table id=\"counters\"><tr><th class=\"t\">event</th>");
+    sb_puts(
+        b,
+        "<h3>Counters (whole machine)</h3><table id=\"counters\"><tr><th class=\"t\">event</th>");
     for (size_t w = 0; w < nw; w++) {
         sb_puts(b, "<th>");
         sb_esc(b, win[w]);
@@ -231,10 +237,11 @@ void report_attrib_section(struct sbuf *b, const json_t *r) {
     const char *win[MAX_WIN], *comp[MAX_COMP];
     size_t nw = windows_of(att, win), nc = components_of(att, comp);
     char f[64];
-    sb_printf(b, "<p class=\"sub\">CPU seconds of each component in each window, read from cgroup "
-                 "files (servers, workers), the coordinator's own usage and /proc/stat (other = "
-                 "the machine's busy time less steal less the rest). A window spans the telemetry "
-                 "samples around it (sampled every %s s).</p>\n",
+    sb_printf(b,
+              "<p class=\"sub\">CPU seconds of each component in each window, read from cgroup "
+              "files (servers, workers), the coordinator's own usage and /proc/stat (other = "
+              "the machine's busy time less steal less the rest). A window spans the telemetry "
+              "samples around it (sampled every %s s).</p>\n",
               fmt_num(f, sizeof f, jnum(r, "config.sample_interval"), 2));
     stacked_bars(b, att, win, nw, comp, nc);
     cpu_table(b, r, att, win, nw, comp, nc);

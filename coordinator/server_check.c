@@ -79,8 +79,8 @@ void server_check_results(const struct server_check *sc, json_t *res) {
             /* a server restarted during the run counts from 0 again */
             long long d = b->value >= a->value ? (long long)(b->value - a->value) : -1;
             json_object_set_new(o, b->name,
-                                json_pack("{s:I, s:I, s:o}", "before", (json_int_t)a->value, "after",
-                                          (json_int_t)b->value, "delta",
+                                json_pack("{s:I, s:I, s:o}", "before", (json_int_t)a->value,
+                                          "after", (json_int_t)b->value, "delta",
                                           d >= 0 ? json_integer(d) : json_null()));
             if (!b->compare)
                 continue;

@@ -126,7 +126,8 @@ int workloads_select(struct config *cfg, char *err, size_t errlen) {
             o += (size_t)snprintf(names + o, sizeof names - o, "%s%s", o ? ", " : "", sn);
         }
         if (!known) {
-            snprintf(err, errlen, "--server-%s %s=...: no workload uses a server named '%s' (known: %s)",
+            snprintf(err, errlen,
+                     "--server-%s %s=...: no workload uses a server named '%s' (known: %s)",
                      cfg->server_over[k].pid ? "pid" : "cgroup", cfg->server_over[k].name,
                      cfg->server_over[k].name, names);
             return -1;

@@ -44,8 +44,9 @@ static int addr_is_mine(const char *host) {
     for (i = ifs; i && !mine; i = i->ifa_next) {
         if (!i->ifa_addr || i->ifa_addr->sa_family != fam)
             continue;
-        const void *a = fam == AF_INET ? (const void *)&((struct sockaddr_in *)i->ifa_addr)->sin_addr
-                                       : (const void *)&((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr;
+        const void *a = fam == AF_INET
+                            ? (const void *)&((struct sockaddr_in *)i->ifa_addr)->sin_addr
+                            : (const void *)&((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr;
         mine = memcmp(a, want, fam == AF_INET ? 4 : 16) == 0;
     }
     freeifaddrs(ifs);

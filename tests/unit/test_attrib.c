@@ -49,8 +49,8 @@ static void test_plan(void) {
     k = cgacct_plan(mi, cg, CG_V1, 0, base, sizeof base, why, sizeof why);
     CHECKF(k == 1 && strstr(base, "cpuacct") != NULL, "%d %s %s", k, base, why);
     CHECK(cgacct_plan(mi, cg, CG_V1, 1, base, sizeof base, why, sizeof why) == 0);
-    CHECK(cgacct_plan("/nonexistent/mountinfo", cg, CG_V1, 0, base, sizeof base, why,
-                      sizeof why) == -1);
+    CHECK(cgacct_plan("/nonexistent/mountinfo", cg, CG_V1, 0, base, sizeof base, why, sizeof why) ==
+          -1);
     CHECKF(strstr(why, "/nonexistent/mountinfo") != NULL, "%s", why);
 }
 
@@ -144,15 +144,16 @@ static void test_attrib(struct config *cfg) {
     char err[256];
     /* MinIO from a fixture cgroup (fixed figures), MariaDB this process. */
     char dir[1200], arg[1300];
-    snprintf(dir, sizeof dir, "%s/tests/fixtures/cgroup-stat/v2/sys/fs/cgroup/aops-stack-minio-9000",
-             root);
+    snprintf(dir, sizeof dir,
+             "%s/tests/fixtures/cgroup-stat/v2/sys/fs/cgroup/aops-stack-minio-9000", root);
     snprintf(arg, sizeof arg, "minio=%s", dir);
     CHECK(options_set(cfg, "server-cgroup", arg, err, sizeof err) == 0);
     snprintf(arg, sizeof arg, "mariadb=%d", (int)getpid());
     CHECK(options_set(cfg, "server-pid", arg, err, sizeof err) == 0);
 
     struct pc_sys deny = {.open = deny_open};
-    struct attrib_in in = {.cfg = cfg, .acct = NULL, .acct_why = "--no-cgroups: none", .pc_sys = &deny};
+    struct attrib_in in = {
+        .cfg = cfg, .acct = NULL, .acct_why = "--no-cgroups: none", .pc_sys = &deny};
     struct attrib *a = attrib_new(&in);
     CHECK(a != NULL);
     if (!a)
@@ -168,9 +169,9 @@ static void test_attrib(struct config *cfg) {
     attrib_sample(a, t0 + 300000000);
     attrib_sample(a, t0 + 250000000); /* back in time: ignored */
 
-    json_t *res = json_pack("{s:{s:i}, s:{s:{s:f, s:f}}, s:{s:{s:i}}, s:[]}", "totals", "ops", 30,
-                            "windows", "w", "start", 0.15, "end", 0.19, "workloads", "w", "ops", 10,
-                            "warnings");
+    json_t *res =
+        json_pack("{s:{s:i}, s:{s:{s:f, s:f}}, s:{s:{s:i}}, s:[]}", "totals", "ops", 30, "windows",
+                  "w", "start", 0.15, "end", 0.19, "workloads", "w", "ops", 10, "warnings");
     attrib_results(a, res);
     /* the window is cut at the samples around it: 0.1 to 0.2 */
     CHECK(fabs(jnum(res, "attribution.w.sampled_from") - 0.1) < 1e-9);
@@ -194,8 +195,8 @@ static void test_attrib(struct config *cfg) {
                !strcmp(jstr(res, "attribution_unavailable.workers"), "--no-cgroups: none"),
            "%s", jstr(res, "attribution_unavailable.workers"));
     /* other = busy - steal - the components read */
-    double busy = jnum(res, "attribution.run.machine.busy_s") -
-                  jnum(res, "attribution.run.machine.steal_s");
+    double busy =
+        jnum(res, "attribution.run.machine.busy_s") - jnum(res, "attribution.run.machine.steal_s");
     double sum = jnum(res, "attribution.run.other.cpu_s") + me + co +
                  jnum(res, "attribution.run.minio.cpu_s");
     CHECKF(fabs(sum - busy) < 1e-6, "%f %f", sum, busy);
