@@ -144,6 +144,14 @@ const struct opt_row config_rows[] = {
      "NAME=PATH: read server NAME's CPU time from this cgroup (else the local stack's)"},
     {"server-pid", OPT_CUSTOM, 0, 0, 0, 0, NULL, NULL, NULL, 0, parse_server,
      "NAME=PID: read server NAME's CPU time from this process tree"},
+    {"runtime", OPT_CHOICE, F(runtime), 0, 0, "cgroup", "cgroup|docker", NULL, 0, NULL,
+     "workers as forked processes in cgroups, or as containers through the Docker Engine API"},
+    {"image", OPT_STR, F(image), 0, 0, "aops-harness:local", NULL, NULL, 0, NULL,
+     "docker runtime: the image workers run in (scripts/docker images builds it)"},
+    {"docker-host", OPT_STR, F(docker_host), 0, 0, "/var/run/docker.sock", NULL, "DOCKER_HOST", 0,
+     NULL, "docker runtime: the engine's Unix socket (or unix:///path)"},
+    {"container-network", OPT_STR, F(container_network), 0, 0, "host", NULL, NULL, 0, NULL,
+     "docker runtime: the workers' network (host, bridge, or a compose network's name)"},
 };
 const size_t config_nrows = sizeof config_rows / sizeof config_rows[0];
 

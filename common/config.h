@@ -32,6 +32,7 @@ struct server_override {
 
 enum profile { PROFILE_FULL = 0, PROFILE_SMALL, PROFILE_TINY };
 enum schedule { SCHED_PHASED = 0, SCHED_INTERLEAVED };
+enum runtime_kind { RUNTIME_CGROUP = 0, RUNTIME_DOCKER };
 
 struct config {
     /* The run. containers[] holds one entry, or several for a sweep. */
@@ -59,6 +60,17 @@ struct config {
     char harness_dir[4096]; /* the repository: the directory holding the harness */
     struct server_override server_over[AOPS_MAX_SERVER_OVERRIDES];
     unsigned nserver_over;
+
+    /* What a worker runs in (coordinator/runtime.h). */
+    enum runtime_kind runtime;
+    char image[256];            /* docker: the harness image */
+    char docker_host[512];      /* docker: the engine's socket */
+    char container_network[128]; /* docker: host, bridge or a compose network */
+
+    /* The command line as parsed (argv[argv_first..argc) are the options):
+     * the docker runtime hands it to each worker container. */
+    int argc, argv_first;
+    char **argv;
 
     void *wl_opts[CONFIG_MAX_WL]; /* each workload's settings, by registry index */
 };

@@ -78,6 +78,13 @@ int opt_parse(const struct opt_set *sets, size_t nsets, int argc, char **argv, i
 int opt_set_value(const struct opt_set *sets, size_t nsets, const char *name, const char *value,
                   char *err, size_t errlen);
 
+/* The value of a row as text, as it would be given (choices by name). */
+void opt_format(const struct opt_row *o, const void *base, char *buf, size_t len);
+
+/* KEY=VALUE for every row with an env key (secrets included: for a 0600
+ * credentials file handed to a worker, never for output). */
+void opt_write_env(const struct opt_set *sets, size_t nsets, FILE *f);
+
 /* "  --name VALUE   help (default)" for every row, grouped by set. */
 void opt_usage(const struct opt_set *sets, size_t nsets, FILE *f);
 

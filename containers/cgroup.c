@@ -61,9 +61,13 @@ static int read_file(const char *dir, const char *file, char *buf, size_t len) {
     return 0;
 }
 
-/* Mount points of the v1 memory and cpu controllers and of cgroup2. */
+/* Mount points of the v1 memory and cpu controllers and of cgroup2, and the
+ * cgroup each mount shows as its top directory (mountinfo field 4): "/" for a
+ * mount of the whole hierarchy, the container's own cgroup for the mounts a
+ * container engine gives a container that shares the host's cgroup namespace. */
 struct mounts {
     char v1_memory[PATHLEN], v1_cpu[PATHLEN], v2[PATHLEN];
+    char v1_memory_root[PATHLEN], v1_cpu_root[PATHLEN], v2_root[PATHLEN];
 };
 
 /* Whether a list holds the word want: comma-separated (mount options,
@@ -84,9 +88,9 @@ static void find_mounts_in(const char *mountinfo, struct mounts *m) {
         return;
     char line[2048];
     while (fgets(line, sizeof line, f)) {
-        char mnt[PATHLEN];
+        char root[PATHLEN], mnt[PATHLEN];
         /* id parent maj:min root mountpoint opts... - fstype source superopts */
-        if (sscanf(line, "%*s %*s %*s %*s %511s", mnt) != 1)
+        if (sscanf(line, "%*s %*s %*s %511s %511s", root, mnt) != 2)
             continue;
         char *dash = strstr(line, " - ");
         if (!dash)
@@ -94,20 +98,22 @@ static void find_mounts_in(const char *mountinfo, struct mounts *m) {
         char fstype[32], src[256], sopts[1024] = "";
         if (sscanf(dash + 3, "%31s %255s %1023s", fstype, src, sopts) < 2)
             continue;
-        if (!strcmp(fstype, "cgroup2"))
+        /* A later line is a mount on top of an earlier one: it wins. */
+        if (!strcmp(fstype, "cgroup2")) {
             snprintf(m->v2, sizeof m->v2, "%s", mnt);
-        else if (!strcmp(fstype, "cgroup")) {
-            if (has_opt(sopts, "memory"))
+            snprintf(m->v2_root, sizeof m->v2_root, "%s", root);
+        } else if (!strcmp(fstype, "cgroup")) {
+            if (has_opt(sopts, "memory")) {
                 snprintf(m->v1_memory, sizeof m->v1_memory, "%s", mnt);
-            if (has_opt(sopts, "cpu"))
+                snprintf(m->v1_memory_root, sizeof m->v1_memory_root, "%s", root);
+            }
+            if (has_opt(sopts, "cpu")) {
                 snprintf(m->v1_cpu, sizeof m->v1_cpu, "%s", mnt);
+                snprintf(m->v1_cpu_root, sizeof m->v1_cpu_root, "%s", root);
+            }
         }
     }
     fclose(f);
-}
-
-static void find_mounts(struct mounts *m) {
-    find_mounts_in("/proc/self/mountinfo", m);
 }
 
 /* A process's cgroup path (from a /proc/PID/cgroup file) for a v1
@@ -135,17 +141,53 @@ static void own_path_in(const char *file, const char *controller, char *out, siz
     fclose(f);
 }
 
-static void own_path(const char *controller, char *out, size_t len) {
-    own_path_in("/proc/self/cgroup", controller, out, len);
-}
-
-
-static void join(char *out, size_t len, const char *mnt, const char *path) {
-    if (!strcmp(path, "/"))
+/* The directory of a process's cgroup under a mount: its path from the
+ * /proc/PID/cgroup file less the part the mount already stands for (the
+ * mount's root), below the mount point. Without stripping the root, a
+ * container sharing the host's cgroup namespace would look for
+ * /sys/fs/cgroup/memory/docker/<id>/docker/<id>. A path outside the mount's
+ * root is joined whole (the mount then shows the hierarchy's top). */
+static void own_dir(const char *cgroup_file, const char *controller, const char *mnt,
+                    const char *mnt_root, char *out, size_t len) {
+    char own[PATHLEN];
+    own_path_in(cgroup_file, controller, own, sizeof own);
+    const char *rel = own;
+    size_t rl = strlen(mnt_root);
+    if (rl > 1 && !strncmp(own, mnt_root, rl) && (own[rl] == 0 || own[rl] == '/'))
+        rel = own[rl] ? own + rl : "/";
+    if (!strcmp(rel, "/"))
         snprintf(out, len, "%s", mnt);
     else
-        snprintf(out, len, "%s%s", mnt, path);
+        snprintf(out, len, "%s%s", mnt, rel);
 }
+
+/* Where worker cgroups go, from a mountinfo and a /proc/PID/cgroup file. v1
+ * (memory still on v1, as on hybrid hosts) wins over v2. */
+struct place {
+    int mode;             /* CG_V1, CG_V2, 0 for none */
+    char mem[PATHLEN];    /* v1: memory directory; v2: own cgroup's directory */
+    char cpu[PATHLEN];    /* v1 cpu controller's directory, empty when not mounted */
+    char v2_top[PATHLEN]; /* v2 mount point, the fall-back base */
+};
+
+static void locate(const char *mountinfo, const char *cgroup_file, struct place *pl) {
+    struct mounts m;
+    find_mounts_in(mountinfo, &m);
+    memset(pl, 0, sizeof *pl);
+    if (m.v1_memory[0]) {
+        pl->mode = CG_V1;
+        own_dir(cgroup_file, "memory", m.v1_memory, m.v1_memory_root, pl->mem, sizeof pl->mem);
+        if (m.v1_cpu[0])
+            own_dir(cgroup_file, "cpu", m.v1_cpu, m.v1_cpu_root, pl->cpu, sizeof pl->cpu);
+    } else if (m.v2[0]) {
+        pl->mode = CG_V2;
+        own_dir(cgroup_file, "", m.v2, m.v2_root, pl->mem, sizeof pl->mem);
+        snprintf(pl->v2_top, sizeof pl->v2_top, "%s", m.v2);
+    }
+}
+
+#define SELF_MOUNTINFO "/proc/self/mountinfo"
+#define SELF_CGROUP "/proc/self/cgroup"
 
 static int v2_has_controller(const char *dir, const char *name) {
     char buf[512];
@@ -157,14 +199,9 @@ int cgroups_v2_has_controller(const char *dir, const char *name) {
 }
 
 /* v2: the controllers must be enabled in the parent's subtree_control. That
- * fails in a non-root cgroup holding processes, so fall back to the root.
- * errno says why the last candidate failed. */
-static int v2_pick_base(const struct mounts *m, int want_cpu, char *base, size_t len) {
-    char own[PATHLEN];
-    own_path("", own, sizeof own);
-    char cand[2][PATHLEN];
-    join(cand[0], sizeof cand[0], m->v2, own);
-    snprintf(cand[1], sizeof cand[1], "%s", m->v2);
+ * fails in a non-root cgroup holding processes, so fall back to the root. */
+static int v2_pick_base(const struct place *pl, int want_cpu, char *base, size_t len) {
+    const char *cand[2] = {pl->mem, pl->v2_top};
     for (int i = 0; i < 2; i++) {
         if (!v2_has_controller(cand[i], "memory")) {
             errno = ENOENT; /* not listed in cgroup.controllers */
@@ -225,8 +262,8 @@ void cgroups_destroy(struct cgroups *cg) {
 
 struct cgroups *cgroups_create(unsigned run, unsigned n, uint64_t mem_bytes, double cpus,
                                char *err, size_t errlen) {
-    struct mounts m;
-    find_mounts(&m);
+    struct place pl;
+    locate(SELF_MOUNTINFO, SELF_CGROUP, &pl);
     struct cgroups *cg = calloc(1, sizeof *cg);
     if (!cg) {
         snprintf(err, errlen, "out of memory");
@@ -239,26 +276,23 @@ struct cgroups *cgroups_create(unsigned run, unsigned n, uint64_t mem_bytes, dou
         snprintf(err, errlen, "out of memory");
         goto fail;
     }
-    char own[PATHLEN];
-    if (m.v1_memory[0]) {
+    if (pl.mode == CG_V1) {
         cg->mode = CG_V1;
-        own_path("memory", own, sizeof own);
-        join(cg->mem_base, sizeof cg->mem_base, m.v1_memory, own);
+        snprintf(cg->mem_base, sizeof cg->mem_base, "%s", pl.mem);
         if (cpus > 0) {
-            if (!m.v1_cpu[0]) {
+            if (!pl.cpu[0]) {
                 snprintf(err, errlen, "--cpus-per-container: no cpu cgroup controller is mounted");
                 goto fail;
             }
-            own_path("cpu", own, sizeof own);
-            join(cg->cpu_base, sizeof cg->cpu_base, m.v1_cpu, own);
+            snprintf(cg->cpu_base, sizeof cg->cpu_base, "%s", pl.cpu);
         }
-    } else if (m.v2[0]) {
+    } else if (pl.mode == CG_V2) {
         cg->mode = CG_V2;
-        if (v2_pick_base(&m, cpus > 0, cg->mem_base, sizeof cg->mem_base) != 0) {
+        if (v2_pick_base(&pl, cpus > 0, cg->mem_base, sizeof cg->mem_base) != 0) {
             snprintf(err, errlen,
                      "cannot enable the cgroup v2 memory%s controller under %s (%s); run as root "
                      "or pass --no-cgroups",
-                     cpus > 0 ? " and cpu" : "", m.v2, strerror(errno));
+                     cpus > 0 ? " and cpu" : "", pl.v2_top, strerror(errno));
             goto fail;
         }
     } else {
@@ -393,24 +427,21 @@ static int sweep_dir(const char *base, const char *tasks) {
 
 int cgroups_remove_stale(void) {
     struct mounts m;
-    find_mounts(&m);
-    char own[PATHLEN], base[PATHLEN];
+    find_mounts_in(SELF_MOUNTINFO, &m);
+    char base[PATHLEN];
     int removed = 0;
     if (m.v1_memory[0]) {
-        own_path("memory", own, sizeof own);
-        join(base, sizeof base, m.v1_memory, own);
+        own_dir(SELF_CGROUP, "memory", m.v1_memory, m.v1_memory_root, base, sizeof base);
         removed += sweep_dir(base, "tasks");
     }
     if (m.v1_cpu[0]) {
-        own_path("cpu", own, sizeof own);
-        join(base, sizeof base, m.v1_cpu, own);
+        own_dir(SELF_CGROUP, "cpu", m.v1_cpu, m.v1_cpu_root, base, sizeof base);
         removed += sweep_dir(base, "tasks");
     }
     if (m.v2[0]) {
-        own_path("", own, sizeof own);
-        join(base, sizeof base, m.v2, own);
+        own_dir(SELF_CGROUP, "", m.v2, m.v2_root, base, sizeof base);
         removed += sweep_dir(base, "cgroup.procs");
-        if (strcmp(own, "/") != 0)
+        if (strcmp(base, m.v2) != 0) /* v2's fall-back base */
             removed += sweep_dir(m.v2, "cgroup.procs");
     }
     return removed;
@@ -418,23 +449,9 @@ int cgroups_remove_stale(void) {
 
 int cgroups_probe_files(const char *mountinfo, const char *cgroup_file, char *mem_dir,
                         char *cpu_dir, size_t len) {
-    struct mounts m;
-    char own[PATHLEN];
-    find_mounts_in(mountinfo, &m);
-    mem_dir[0] = cpu_dir[0] = 0;
-    if (m.v1_memory[0]) {
-        own_path_in(cgroup_file, "memory", own, sizeof own);
-        join(mem_dir, len, m.v1_memory, own);
-        if (m.v1_cpu[0]) {
-            own_path_in(cgroup_file, "cpu", own, sizeof own);
-            join(cpu_dir, len, m.v1_cpu, own);
-        }
-        return CG_V1;
-    }
-    if (m.v2[0]) {
-        own_path_in(cgroup_file, "", own, sizeof own);
-        join(mem_dir, len, m.v2, own);
-        return CG_V2;
-    }
-    return 0;
+    struct place pl;
+    locate(mountinfo, cgroup_file, &pl);
+    snprintf(mem_dir, len, "%s", pl.mem);
+    snprintf(cpu_dir, len, "%s", pl.cpu);
+    return pl.mode;
 }

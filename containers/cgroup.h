@@ -35,7 +35,8 @@ int cgroups_remove_stale(void);
 
 /* For tests: which hierarchy a mountinfo and a /proc/PID/cgroup file give,
  * and the directories worker cgroups would be made in (v2: before the
- * fall-back to the root). Returns CG_V1, CG_V2 or 0 for none. */
+ * fall-back to the root), found by the code cgroups_create runs on
+ * /proc/self. Returns CG_V1, CG_V2 or 0 for none. */
 int cgroups_probe_files(const char *mountinfo, const char *cgroup_file, char *mem_dir,
                         char *cpu_dir, size_t len);
 

@@ -50,6 +50,7 @@ int options_load(struct config *cfg, int argc, char **argv, int first, char *err
     config_credentials_path(cfg, cred, sizeof cred, &must);
     if (opt_load_env(sets, n, cred, must, err, errlen) != 0)
         return -1;
+    cfg->argc = argc, cfg->argv = argv, cfg->argv_first = first;
     int k = opt_parse(sets, n, argc, argv, first, NULL, err, errlen);
     if (k < 0)
         return -1;

@@ -26,15 +26,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../containers/cgroup.h"
+#include "../common/util.h"
 #include "../containers/cgroup_acct.h"
 #include "attrib.h"
+#include "cmdline.h"
 #include "commands.h"
 #include "csv.h"
-#include "cmdline.h"
 #include "results.h"
 #include "run.h"
-#include "../common/util.h"
+#include "runtime.h"
 
 #define EXIT_INVALID 1
 #define EXIT_USAGE 2
@@ -105,7 +105,7 @@ struct coord {
     unsigned forked, alive;
     int sfd;          /* signalfd: SIGINT, SIGTERM, SIGHUP, SIGCHLD */
     sigset_t oldmask; /* restored at the end */
-    int ready_rd, release_wr; /* the coordinator's ends of the two pipes */
+    int ready_rd, release_wr; /* the coordinator's ends of the channels (the runtime's) */
     int interrupted;  /* signal number */
     int stopping;     /* workers were told to stop */
     int stalled;
@@ -116,34 +116,16 @@ struct coord {
     struct telemetry *tel;
     struct attrib *at;       /* where the time goes */
     struct server_check *sc; /* the servers' own counts */
+    struct runtime *rt; /* forked workers in cgroups, or containers */
 };
 
-static void kill_all(struct coord *c, int sig) {
-    for (unsigned i = 0; i < c->forked; i++)
-        if (!c->we[i].reaped)
-            kill(c->we[i].pid, sig);
+static void kill_all(struct coord *c) {
+    runtime_kill(c->rt, c->we, c->forked);
     c->stopping = 1;
 }
 
-static int index_of(struct coord *c, pid_t pid) {
-    for (unsigned i = 0; i < c->forked; i++)
-        if (c->we[i].pid == pid)
-            return (int)i;
-    return -1;
-}
-
 static void reap(struct coord *c) {
-    int status;
-    pid_t pid;
-    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-        int i = index_of(c, pid);
-        if (i < 0)
-            continue;
-        c->we[i].reaped = 1;
-        c->we[i].status = status;
-        c->we[i].oom_killed = c->r.cg ? cgroups_oom_killed(c->r.cg, (unsigned)i) : -1;
-        c->alive--;
-    }
+    c->alive -= runtime_reap(c->rt, c->we, c->forked);
 }
 
 /* Drain the signalfd: returns after handling everything pending. */
@@ -154,7 +136,7 @@ static void handle_signals(struct coord *c) {
             reap(c);
         else if (!c->interrupted) {
             c->interrupted = (int)si.ssi_signo;
-            kill_all(c, SIGKILL);
+            kill_all(c);
         }
     }
     reap(c);
@@ -179,29 +161,10 @@ static void progress(struct coord *c, int64_t t0, uint64_t expected, int final) 
     fflush(stdout);
 }
 
-/* Wait for every worker to be reaped, at most `ms` more. */
+/* Wait for every worker to be reaped, at most `ms` more, then kill the rest. */
 static void reap_all(struct coord *c, int ms) {
-    for (int i = 0; c->alive > 0 && i < ms / 10; i++) {
-        reap(c);
-        if (c->alive)
-            usleep(10000);
-    }
-    if (c->alive) {
-        kill_all(c, SIGKILL);
-        while (c->alive > 0) {
-            int status;
-            pid_t pid = waitpid(-1, &status, 0);
-            if (pid < 0)
-                break;
-            int i = index_of(c, pid);
-            if (i >= 0 && !c->we[i].reaped) {
-                c->we[i].reaped = 1;
-                c->we[i].status = status;
-                c->we[i].oom_killed = c->r.cg ? cgroups_oom_killed(c->r.cg, (unsigned)i) : -1;
-                c->alive--;
-            }
-        }
-    }
+    runtime_wait_all(c->rt, c->we, c->forked, ms);
+    c->alive = 0;
 }
 
 static const char *first_worker_error(struct coord *c) {
@@ -233,30 +196,21 @@ static int coord_setup(struct coord *c, const struct config *cfg) {
     c->reasons = json_array();
     c->warnings = json_array();
     c->servers = json_object();
-    if (!cfg->no_cgroups) {
-        cgroups_remove_stale();
-        c->r.cg = cgroups_create((unsigned)getpid(), cfg->n, cfg->memory_limit,
-                                 cfg->cpus_per_container, err, sizeof err);
-        if (!c->r.cg) {
-            fprintf(stderr, "harness: %s\n", err);
-            return EXIT_INVALID;
-        }
-    }
-    char acct_why[512] = "";
-    c->r.acct = cgacct_create(c->r.cg, (unsigned)getpid(), cfg->n, acct_why, sizeof acct_why);
-    c->r.shm = mmap(NULL, (size_t)cfg->n * c->r.lay.slot_size, PROT_READ | PROT_WRITE,
-                    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (c->r.shm == MAP_FAILED)
-        c->r.shm = NULL;
     c->we = calloc(cfg->n, sizeof *c->we);
-    int ready[2] = {-1, -1}, release[2] = {-1, -1};
-    if (!c->r.shm || !c->we || pipe2(ready, O_CLOEXEC) || pipe2(release, O_CLOEXEC)) {
-        fprintf(stderr, "harness: cannot set up the run: %s\n", strerror(errno));
+    if (!c->we) {
+        fprintf(stderr, "harness: out of memory for %u workers\n", cfg->n);
         return EXIT_INVALID;
     }
-    c->ready_rd = ready[0], c->r.ready_fd = ready[1];
-    c->r.release_fd = release[0], c->release_wr = release[1];
-    fcntl(c->ready_rd, F_SETFL, O_NONBLOCK);
+    /* Cgroups or the engine, the shared slots, the ready/release channels. */
+    c->rt = runtime_new(&c->r, &c->ready_rd, &c->release_wr, err, sizeof err);
+    if (!c->rt) {
+        fprintf(stderr, "harness: %s\n", err);
+        return EXIT_INVALID;
+    }
+    /* Where the workers' CPU time is read (attribution), made before they start. */
+    char acct_why[512] = "--runtime docker: the workers' container cgroups are not read yet";
+    if (cfg->runtime == RUNTIME_CGROUP)
+        c->r.acct = cgacct_create(c->r.cg, (unsigned)getpid(), cfg->n, acct_why, sizeof acct_why);
 
     sigset_t mask;
     sigemptyset(&mask);
@@ -287,39 +241,29 @@ static int coord_setup(struct coord *c, const struct config *cfg) {
     return 0;
 }
 
-/* Step 2: fork the workers. Each joins its cgroup, opens its workloads and
- * reports ready (worker.c). */
+/* Step 2: start the workers (forked, or containers). Each joins its cgroup,
+ * opens its workloads and reports ready (worker.c). */
 static void coord_launch(struct coord *c) {
     const struct config *cfg = c->r.cfg;
     fflush(NULL);
     c->t_launch = now_ns();
     for (unsigned i = 0; i < cfg->n; i++) {
-        pid_t pid = fork();
-        if (pid < 0) {
-            char err[256];
-            snprintf(err, sizeof err, "cannot start worker %u of %u: %s", i, cfg->n,
-                     strerror(errno));
+        char err[1024];
+        if (runtime_launch(c->rt, i, &c->we[i], c->sfd, &c->oldmask, err, sizeof err) != 0) {
             invalid(c, err);
             break;
         }
-        if (pid == 0) {
-            close(c->ready_rd);
-            close(c->release_wr);
-            close(c->sfd);
-            sigprocmask(SIG_SETMASK, &c->oldmask, NULL);
-            worker_main(&c->r, i);
-        }
-        c->we[i].pid = pid;
-        c->we[i].oom_killed = -1;
         c->forked++;
         c->alive++;
+        /* A start of many containers takes a while: see Ctrl-C and early deaths. */
+        handle_signals(c);
+        if (c->interrupted)
+            break;
     }
-    /* After the forks: the workers' work is not the coordinator's. */
+    /* The workers hold their ends now. */
+    runtime_launched(c->rt);
+    /* After the launches: the workers' work is not the coordinator's. */
     attrib_open_coordinator(c->at);
-    /* The workers hold these ends now; EOF on ready means they are all gone. */
-    close(c->r.ready_fd);
-    close(c->r.release_fd);
-    c->r.ready_fd = c->r.release_fd = -1;
 }
 
 /* A worker that died before it was ready: why, for the reasons. */
@@ -376,20 +320,21 @@ static void coord_barrier(struct coord *c) {
         invalid(c, e ? e : "a worker failed before the start");
     }
     if (c->code || c->interrupted) {
-        kill_all(c, SIGKILL);
-        close(c->release_wr); /* EOF after a kill: nobody runs */
+        kill_all(c);
+        runtime_release(c->rt); /* EOF without the go flag: nobody runs */
     } else {
         if (!cfg->quiet)
             fprintf(stderr, "harness: %u workers ready in %.2f s; released\n", cfg->n,
                     (double)(now_ns() - c->t_launch) / 1e9);
+        for (unsigned i = 0; i < cfg->n; i++)
+            atomic_store(&run_slot(&c->r, i)->go, 1);
         server_check_before(c->sc); /* every worker has connected and checked its data */
         c->t0 = now_ns();
         telemetry_begin(c->tel, c->t0);
         attrib_begin(c->at, c->t0);
-        close(c->release_wr); /* the barrier */
+        runtime_release(c->rt); /* the barrier */
         c->released = 1;
     }
-    c->release_wr = -1;
 }
 
 /* Step 4: the run, until every worker is reaped: telemetry samples, the
@@ -434,7 +379,7 @@ static void coord_loop(struct coord *c) {
                      cfg->stall_timeout, (unsigned long long)(expected - d));
             json_array_append_new(c->reasons, json_string(err));
             fprintf(stderr, "\nharness: %s\n", err);
-            kill_all(c, SIGKILL);
+            kill_all(c);
         }
     }
     if (c->released) {
@@ -487,7 +432,7 @@ static void coord_write(struct coord *c, int64_t t_start) {
         .reasons = c->reasons,
         .warnings = c->warnings,
         .tel = c->tel,
-        .cgroups = c->r.cg ? cgroups_describe(c->r.cg) : NULL,
+        .cgroups = runtime_describe(c->rt),
         .startup_seconds = (double)(c->t0 - t_start) / 1e9,
         .servers = c->servers,
         .attrib = c->at,
@@ -526,20 +471,15 @@ static void coord_teardown(struct coord *c) {
         sigprocmask(SIG_SETMASK, &c->oldmask, NULL);
         close(c->sfd);
     }
-    int fds[] = {c->ready_rd, c->release_wr, c->r.ready_fd, c->r.release_fd};
-    for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
-        if (fds[i] >= 0)
-            close(fds[i]);
+    /* The runtime owns the channels and the slots it made. */
     json_decref(c->reasons);
     json_decref(c->warnings);
     json_decref(c->servers);
     telemetry_free(c->tel);
     attrib_free(c->at);
     server_check_free(c->sc);
+    runtime_free(c->rt);
     cgacct_destroy(c->r.acct);
-    cgroups_destroy(c->r.cg);
-    if (c->r.shm)
-        munmap(c->r.shm, (size_t)c->r.cfg->n * c->r.lay.slot_size);
     free(c->we);
 }
 

@@ -8,6 +8,7 @@
 
 #include "../workloads/workload.h"
 #include "commands.h"
+#include "runtime.h"
 #include "cmdline.h"
 
 static const struct {
@@ -18,6 +19,7 @@ static const struct {
     {"prepare", prepare_main},
     {"report", report_main},
     {"compare", compare_main},
+    {"worker", worker_container_main}, /* the docker runtime's, inside a container */
 };
 
 int main(int argc, char **argv) {

@@ -43,6 +43,11 @@ static json_t *config_json(const struct config *cfg, const struct run_layout *la
         cfg->cpus_per_container > 0 ? json_real(cfg->cpus_per_container) : json_null(),
         "sample_interval", cfg->sample_interval, "stall_timeout", cfg->stall_timeout,
         "op_timeout", cfg->op_timeout, "cgroups", cgroups ? cgroups : "none (--no-cgroups)");
+    json_object_set_new(c, "runtime",
+                        json_string(cfg->runtime == RUNTIME_DOCKER ? "docker" : "cgroup"));
+    if (cfg->runtime == RUNTIME_DOCKER)
+        json_object_set_new(c, "docker", json_pack("{s:s, s:s}", "image", cfg->image, "network",
+                                                   cfg->container_network));
     for (int i = 0; workload_table[i]; i++) {
         if (!workload_table[i]->describe)
             continue;
@@ -191,6 +196,8 @@ static json_t *containers_json(const struct run_report *rep) {
             json_object_set_new(c, "signal", json_sprintf("SIG%s", signame(WTERMSIG(we->status))));
         if (s->error[0])
             json_object_set_new(c, "error", json_string(s->error));
+        if (we->runtime_id[0])
+            json_object_set_new(c, "runtime_id", json_string(we->runtime_id));
         json_array_append_new(containers, c);
     }
     return containers;

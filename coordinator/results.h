@@ -22,10 +22,11 @@
 #define RESULT_SCHEMA_VERSION 1
 
 struct worker_end {
-    int pid;
+    int pid; /* forked workers; -1 in a container */
     int reaped;
-    int status;     /* raw wait status when reaped */
-    int oom_killed; /* 1, 0, or -1 unknown */
+    int status;          /* raw wait status when reaped */
+    int oom_killed;      /* 1, 0, or -1 unknown */
+    char runtime_id[72]; /* the container's id (docker runtime), "" otherwise */
 };
 
 struct run_report {

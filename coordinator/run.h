@@ -36,6 +36,10 @@ struct cg_acct;
 struct worker_slot {
     _Atomic uint64_t done; /* operations finished, with or without error */
     _Atomic int phase;
+    /* Set by the coordinator just before it releases the barrier: a worker
+     * that sees the release channel close without it knows the coordinator
+     * died, not that the run started. */
+    _Atomic int go;
     int64_t end_ns; /* last completion */
     int fatal;      /* stopped early on an error it could not go on after */
     char error[WL_ERRLEN + 64]; /* first error, "<workload>: ..." */

@@ -42,10 +42,14 @@ void worker_main(const struct run_ctx *r, unsigned id) {
                  strerror(errno));
         fail_ready(r, s, 3);
     }
-    /* Die with the coordinator; leave Ctrl-C to it (it stops us in order). */
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != r->coord_pid)
-        _exit(6); /* it died before the line above */
+    /* Die with the coordinator; leave Ctrl-C to it (it stops us in order). A
+     * worker in a container has no coordinator parent (coord_pid 0): the
+     * slot's go flag below tells a release from the coordinator's death. */
+    if (r->coord_pid) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != r->coord_pid)
+            _exit(6); /* it died before the line above */
+    }
     signal(SIGINT, SIG_IGN);
     signal(SIGPIPE, SIG_IGN);
     signal(SIGTERM, SIG_DFL);
@@ -85,8 +89,8 @@ void worker_main(const struct run_ctx *r, unsigned id) {
     do
         n = read(r->release_fd, &b, 1);
     while (n < 0 && errno == EINTR);
-    if (n != 0)
-        _exit(4); /* anything but EOF means: abort */
+    if (n != 0 || !atomic_load(&s->go))
+        _exit(4); /* anything but EOF after the go flag means: abort */
     atomic_store(&s->phase, PH_RUNNING);
 
     struct op_result res;

@@ -1,9 +1,18 @@
 /* test_cgroup.c -- which hierarchy the cgroup layer picks and where it makes
- * the worker cgroups, from fixture mountinfo and /proc/PID/cgroup files: this
- * machine's v1/v2 hybrid, a pure v2 host, and v1 with cpu,cpuacct co-mounted;
- * and which controllers a v2 cgroup.controllers file lists.
- * (The live limits, OOM and cleanup are tested against the real kernel in
- * tests/integration/test_coordinator.sh.) */
+ * the worker cgroups, from fixture mountinfo and /proc/PID/cgroup files:
+ * this machine's v1/v2 hybrid, a pure v2 host, v1 with cpu,cpuacct
+ * co-mounted, and inside containers, with the host's cgroup namespace (the
+ * mount's root is the container's own cgroup and must not be joined twice)
+ * and a private one. cgroups_probe_files runs locate(), the same function
+ * cgroups_create uses on /proc/self. The docker-v1-* fixtures were captured
+ * in Docker 20.10 containers on this machine (docker run, --cgroupns=private,
+ * and a fresh `mount -t cgroup -o memory` on /tmp/m); the v2 and podman ones
+ * are written after runc's mounts (a bind of the container's own cgroup when
+ * it shares the host's namespace). (The live limits, OOM and cleanup are
+ * tested against the real kernel in tests/integration/test_coordinator.sh,
+ * inside a container by tests/integration/test_compose_up.sh, on pure v2 in
+ * a VM by tests/vm/run-v2.sh.) And which controllers a v2 cgroup.controllers
+ * file lists. */
 #include <string.h>
 
 #include "../../containers/cgroup.h"
@@ -11,22 +20,71 @@
 
 #define FX "tests/fixtures/cgroup/"
 
+static int probe(const char *name, char *mem, char *cpu) {
+    char mi[256], cg[256];
+    snprintf(mi, sizeof mi, FX "%s.mountinfo", name);
+    snprintf(cg, sizeof cg, FX "%s.cgroup", name);
+    return cgroups_probe_files(mi, cg, mem, cpu, 512);
+}
+
 int main(void) {
     char mem[512], cpu[512];
-    int mode = cgroups_probe_files(FX "hybrid.mountinfo", FX "hybrid.cgroup", mem, cpu, 512);
+    int mode = probe("hybrid", mem, cpu);
     CHECK(mode == CG_V1);
     CHECKF(!strcmp(mem, "/sys/fs/cgroup/memory/process_api/6f29"), "%s", mem);
     CHECKF(!strcmp(cpu, "/sys/fs/cgroup/cpu"), "%s", cpu);
 
-    mode = cgroups_probe_files(FX "v2.mountinfo", FX "v2.cgroup", mem, cpu, 512);
+    mode = probe("v2", mem, cpu);
     CHECK(mode == CG_V2);
     CHECKF(!strcmp(mem, "/sys/fs/cgroup/user.slice/user-1000.slice/session-3.scope"), "%s", mem);
     CHECK(cpu[0] == 0);
 
-    mode = cgroups_probe_files(FX "v1-cpuacct.mountinfo", FX "v1-cpuacct.cgroup", mem, cpu, 512);
+    mode = probe("v1-cpuacct", mem, cpu);
     CHECK(mode == CG_V1);
     CHECKF(!strcmp(mem, "/sys/fs/cgroup/memory/docker/abc"), "%s", mem);
     CHECKF(!strcmp(cpu, "/sys/fs/cgroup/cpu,cpuacct/docker/abc"), "%s", cpu);
+
+    /* v1, host cgroup namespace: the mount already is the container's cgroup
+     * (was: /sys/fs/cgroup/memory/docker/<id>, which does not exist there). */
+    mode = probe("docker-v1-hostns", mem, cpu);
+    CHECK(mode == CG_V1);
+    CHECKF(!strcmp(mem, "/sys/fs/cgroup/memory"), "%s", mem);
+    CHECKF(!strcmp(cpu, "/sys/fs/cgroup/cpu"), "%s", cpu);
+
+    mode = probe("podman-v1-hostns", mem, cpu);
+    CHECK(mode == CG_V1);
+    CHECKF(!strcmp(mem, "/sys/fs/cgroup/memory"), "%s", mem);
+    CHECKF(!strcmp(cpu, "/sys/fs/cgroup/cpu,cpuacct"), "%s", cpu);
+
+    /* v1, private cgroup namespace: both paths are relative to it. */
+    mode = probe("docker-v1-private", mem, cpu);
+    CHECK(mode == CG_V1);
+    CHECKF(!strcmp(mem, "/sys/fs/cgroup/memory"), "%s", mem);
+
+    /* v1, a fresh mount of the whole hierarchy on top: the later mount wins
+     * and the full path is joined. */
+    mode = probe("docker-v1-fresh-mount", mem, cpu);
+    CHECK(mode == CG_V1);
+    CHECKF(
+        !strcmp(mem,
+                "/tmp/m/docker/2db265ca17422577114f49cd2730aa50452e5e3430c235720f71c8d7fe8c9928"),
+        "%s", mem);
+
+    /* A root that is only a name prefix of the own path is not stripped. */
+    mode = probe("v1-prefix", mem, cpu);
+    CHECK(mode == CG_V1);
+    CHECKF(!strcmp(mem, "/sys/fs/cgroup/memory/docker/abc"), "%s", mem);
+
+    /* v2, private namespace, after containers/entrypoint.sh moved the
+     * container's processes into the leaf /init. */
+    mode = probe("docker-v2-private", mem, cpu);
+    CHECK(mode == CG_V2);
+    CHECKF(!strcmp(mem, "/sys/fs/cgroup/init"), "%s", mem);
+
+    /* v2, host namespace: runc bind-mounts the container's own cgroup. */
+    mode = probe("docker-v2-hostns", mem, cpu);
+    CHECK(mode == CG_V2);
+    CHECKF(!strcmp(mem, "/sys/fs/cgroup"), "%s", mem);
 
     CHECK(cgroups_probe_files(FX "missing", FX "missing", mem, cpu, 512) == 0);
 

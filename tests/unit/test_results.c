@@ -90,7 +90,7 @@ static void test_merge_and_json(void) {
     CHECK(t.hists[lay_hist_extra(&r.lay, 0, S3_HIST_TTFB)].count == 2);
     results_totals_free(&t);
 
-    struct worker_end we[2] = {{1, 1, 0, 0}, {2, 1, 0, 0}};
+    struct worker_end we[2] = {{.pid = 1, .reaped = 1}, {.pid = 2, .reaped = 1}};
     json_t *reasons = json_array(), *warnings = json_array();
     struct run_report rep = {
         .r = &r, .workers = we, .t0 = 50, .released = 1, .reasons = reasons, .warnings = warnings};
