@@ -3,7 +3,7 @@
 # and the checks need; `make demo` is the README's first command.
 
 CC      ?= gcc
-PKGS    := libcurl libmariadb libpcre2-8 liburing jansson
+PKGS    := libcurl libmariadb libpcre2-8 liburing jansson libcgroup
 CFLAGS  ?= -O2 -g
 # snprintf truncation is how bounded buffers are meant to behave here, not a bug.
 CFLAGS  += -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -D_GNU_SOURCE -pthread \

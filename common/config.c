@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "walltime.h"
+
 #define MAX_CONTAINERS 65536
 
 unsigned profile_divisor(enum profile p) {
@@ -105,6 +107,42 @@ static int parse_server(const struct opt_row *o, void *base, const char *v, char
     return 0;
 }
 
+/* "I/N": this host runs share I (from 0) of N. */
+static int parse_shard(const struct opt_row *o, void *base, const char *v, char *err,
+                       size_t errlen) {
+    (void)o;
+    struct config *cfg = base;
+    unsigned i, n;
+    char tail;
+    if (sscanf(v, "%u/%u%c", &i, &n, &tail) != 2 || !isdigit((unsigned char)*v) || n < 1 ||
+        n > MAX_CONTAINERS || i >= n) {
+        snprintf(err, errlen,
+                 "--shard '%s': expected I/N, this host's index from 0 to N-1 and the number of "
+                 "hosts (0/3, 1/3, 2/3)",
+                 v);
+        return -1;
+    }
+    cfg->shard = i;
+    cfg->shards = n;
+    return 0;
+}
+
+/* RFC 3339 or epoch seconds; a time before 2001 is a mistake (a duration?). */
+static int parse_start_at(const struct opt_row *o, void *base, const char *v, char *err,
+                          size_t errlen) {
+    (void)o;
+    double t;
+    if (wall_parse(v, &t) != 0 || t < 1e9) {
+        snprintf(err, errlen,
+                 "--start-at '%s': expected a time, RFC 3339 (2026-12-01T10:00:00Z) or epoch "
+                 "seconds (date +%%s)",
+                 v);
+        return -1;
+    }
+    ((struct config *)base)->start_at = t;
+    return 0;
+}
+
 #define F(field) offsetof(struct config, field), sizeof(((struct config *)0)->field)
 
 const struct opt_row config_rows[] = {
@@ -144,6 +182,16 @@ const struct opt_row config_rows[] = {
      "NAME=PATH: read server NAME's CPU time from this cgroup (else the local stack's)"},
     {"server-pid", OPT_CUSTOM, 0, 0, 0, 0, NULL, NULL, NULL, 0, parse_server,
      "NAME=PID: read server NAME's CPU time from this process tree"},
+    {"shard", OPT_CUSTOM, 0, 0, 0, 0, NULL, NULL, NULL, 0, parse_shard,
+     "run share I/N of a run over N hosts (worker ids from I x --containers)"},
+    {"start-at", OPT_CUSTOM, 0, 0, 0, 0, NULL, NULL, NULL, 0, parse_start_at,
+     "release the workers at this wall-clock time (RFC 3339 or epoch seconds)"},
+    {"results-url", OPT_STR, F(results_url), 0, 0, NULL, NULL, NULL, 0, NULL,
+     "also put result.json under s3://BUCKET/PREFIX/"},
+    {"peers", OPT_UINT, F(peers), 1, MAX_CONTAINERS, NULL, NULL, NULL, 0, NULL,
+     "how many --rendezvous names must resolve (the shard count)"},
+    {"rendezvous", OPT_STR, F(rendezvous), 0, 0, NULL, NULL, NULL, 0, NULL,
+     "DNS names of the shards, {i} for the index: wait until all resolve"},
     {"runtime", OPT_CHOICE, F(runtime), 0, 0, "cgroup", "cgroup|docker", NULL, 0, NULL,
      "workers as forked processes in cgroups, or as containers through the Docker Engine API"},
     {"image", OPT_STR, F(image), 0, 0, "aops-harness:local", NULL, NULL, 0, NULL,

@@ -61,6 +61,12 @@ struct config {
     struct server_override server_over[AOPS_MAX_SERVER_OVERRIDES];
     unsigned nserver_over;
 
+    /* One host's share of a run over several (coordinator/shard.h). */
+    unsigned shard, shards; /* --shard I/N; shards is 0 without it */
+    double start_at;        /* --start-at, epoch seconds; 0: release when ready */
+    char results_url[1024]; /* --results-url s3://BUCKET/PREFIX/ */
+    unsigned peers;         /* --peers: names of --rendezvous to wait for */
+    char rendezvous[256];   /* --rendezvous NAME-{i}.SUBDOMAIN */
     /* What a worker runs in (coordinator/runtime.h). */
     enum runtime_kind runtime;
     char image[256];            /* docker: the harness image */

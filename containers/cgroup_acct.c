@@ -160,7 +160,8 @@ struct cg_acct *cgacct_create(const struct cgroups *cg, unsigned run, unsigned n
                  "--no-cgroups: the workers have no cgroup to read their CPU time from");
         return NULL;
     }
-    int v1_limit = cgroups_mode(cg) == CG_V1 && n > 0 && cgroups_cpu_path(cg, 0) != NULL;
+    int v1_limit =
+        cgroups_mode(cg) == CG_V1 && n > 0 && cgroups_cpu_dir(cg, 0, base, sizeof base) == 0;
     int kind = cgacct_plan("/proc/self/mountinfo", "/proc/self/cgroup", cgroups_mode(cg), v1_limit,
                            base, sizeof base, err, errlen);
     if (kind < 0)
@@ -175,9 +176,11 @@ struct cg_acct *cgacct_create(const struct cgroups *cg, unsigned run, unsigned n
     a->n = n;
     if (kind == 0) {
         for (unsigned i = 0; i < n; i++)
-            snprintf(a->dir[i], sizeof a->dir[i], "%s",
-                     cgroups_mode(cg) == CG_V2 ? cgroups_memory_path(cg, i)
-                                               : cgroups_cpu_path(cg, i));
+            if (cgroups_cpu_dir(cg, i, a->dir[i], sizeof a->dir[i]) != 0) {
+                snprintf(err, errlen, "worker %u's cgroup does not account CPU", i);
+                cgacct_destroy(a);
+                return NULL;
+            }
         snprintf(a->desc, sizeof a->desc, "the workers' own cgroups (%s)", cgroups_describe(cg));
         return a;
     }

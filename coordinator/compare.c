@@ -20,6 +20,7 @@
 #include "../workloads/workload.h"
 #include "commands.h"
 #include "report_attrib.h"
+#include "merge.h"
 #include "report_html.h"
 
 #define MAX_RUNS 26
@@ -336,6 +337,11 @@ static void print_text(const struct run *runs, int n, int priced, const json_t *
     if (json_array_size(notes))
         printf("\nnotes:\n");
     json_array_foreach(notes, i, s) printf("  %s\n", json_string_value(s));
+    for (int k = 0; k < n; k++) /* merged results: their hosts */
+        if (json_array_size(json_object_get(runs[k].r, "shards"))) {
+            printf("\n%s (%s):\n", runs[k].label, runs[k].name);
+            shards_print(runs[k].r, stdout);
+        }
 }
 
 /* ---- HTML ---- */

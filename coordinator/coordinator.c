@@ -32,9 +32,12 @@
 #include "cmdline.h"
 #include "commands.h"
 #include "csv.h"
+#include "../common/walltime.h"
+#include "opsrate.h"
 #include "results.h"
 #include "run.h"
 #include "runtime.h"
+#include "shard.h"
 
 #define EXIT_INVALID 1
 #define EXIT_USAGE 2
@@ -114,9 +117,12 @@ struct coord {
     int64_t t_launch, t0;
     json_t *reasons, *warnings, *servers;
     struct telemetry *tel;
-    struct attrib *at;       /* where the time goes */
+    struct attrib *at;     /* where the time goes */
     struct server_check *sc; /* the servers' own counts */
-    struct runtime *rt; /* forked workers in cgroups, or containers */
+    struct runtime *rt;    /* forked workers in cgroups, or containers */
+    struct shard_state sh; /* --shard, --start-at: the common start (shard.h) */
+    struct opsrate rate;   /* completions per wall-clock second */
+    double t0_wall;        /* the release by the wall clock */
 };
 
 static void kill_all(struct coord *c) {
@@ -188,6 +194,7 @@ static int coord_setup(struct coord *c, const struct config *cfg) {
     char err[1024];
     c->r.cfg = cfg;
     c->r.coord_pid = getpid();
+    c->r.id_base = cfg->shard * cfg->n; /* --shard I/N: global worker ids */
     c->sfd = c->ready_rd = c->release_wr = c->r.ready_fd = c->r.release_fd = -1;
     if (layout_build(cfg, &c->r.lay, err, sizeof err) != 0) {
         fprintf(stderr, "harness: %s\n", err);
@@ -238,6 +245,12 @@ static int coord_setup(struct coord *c, const struct config *cfg) {
     struct attrib_in ai = {.cfg = cfg, .acct = c->r.acct, .acct_why = acct_why};
     c->at = attrib_new(&ai);
     c->sc = server_check_new(cfg, &c->r.lay);
+    shard_init(&c->sh, cfg);
+    if (cfg->shards) { /* before the workers start, on a quiet machine */
+        shard_measure_clock(&c->sh, cfg);
+        if (!c->sh.clock_ok)
+            fprintf(stderr, "harness: warning: clock offset not measured: %s\n", c->sh.clock_err);
+    }
     return 0;
 }
 
@@ -282,6 +295,71 @@ static int check_early_deaths(struct coord *c) {
     return 0;
 }
 
+/* Step 2b, --rendezvous: wait until every shard's DNS name resolves (the
+ * peers are up), at most until --start-at, while the workers get ready. */
+static void coord_rendezvous(struct coord *c) {
+    const struct config *cfg = c->r.cfg;
+    unsigned peers = cfg->peers ? cfg->peers : cfg->shards;
+    if (!cfg->rendezvous[0] || c->code)
+        return;
+    unsigned char *ok = calloc(peers, 1);
+    double t_begin = wall_now();
+    double deadline = cfg->start_at > 0 ? cfg->start_at : t_begin + cfg->stall_timeout;
+    char first[512], err[1024];
+    while (ok) {
+        unsigned left = shard_resolve_round(cfg, ok, first, sizeof first);
+        if (!left) {
+            c->sh.rendezvous_s = wall_now() - t_begin;
+            break;
+        }
+        if (wall_now() >= deadline) {
+            snprintf(err, sizeof err,
+                     "rendezvous: %u of %u peers did not resolve by %s (%s, ...): a shard is "
+                     "not up",
+                     left, peers, cfg->start_at > 0 ? "--start-at" : "--stall-timeout", first);
+            invalid(c, err);
+            break;
+        }
+        struct pollfd p = {c->sfd, POLLIN, 0};
+        poll(&p, 1, 500);
+        handle_signals(c);
+        if (c->interrupted)
+            break;
+    }
+    free(ok);
+}
+
+/* --start-at: every worker is ready; hold the barrier until T by the wall
+ * clock. A shard ready after T does not run at all: its share would start
+ * late and the fleet's figures would mean nothing. */
+static void coord_wait_start(struct coord *c) {
+    const struct config *cfg = c->r.cfg;
+    char err[512], when[64];
+    double now = wall_now();
+    wall_format(cfg->start_at, when, sizeof when);
+    if (now > cfg->start_at) {
+        c->sh.missed_by = now - cfg->start_at;
+        snprintf(err, sizeof err,
+                 "missed start by %.3f s: the workers were ready after --start-at %s",
+                 c->sh.missed_by, when);
+        invalid(c, err);
+        return;
+    }
+    if (!cfg->quiet)
+        fprintf(stderr, "harness: %u workers ready; released at %s (in %.1f s)\n", cfg->n, when,
+                cfg->start_at - now);
+    while (!c->interrupted) {
+        double left = cfg->start_at - wall_now();
+        if (left <= 0.005)
+            break;
+        struct pollfd p = {c->sfd, POLLIN, 0};
+        poll(&p, 1, left > 0.2 ? 200 : (int)(left * 1000) - 4);
+        handle_signals(c);
+    }
+    if (!c->interrupted)
+        wall_sleep_until(cfg->start_at); /* the last milliseconds exactly */
+}
+
 /* Step 3: wait at the barrier until every worker is ready (or one failed,
  * or a signal, or nobody got ready for --stall-timeout), then release them
  * all at once by closing the pipe they block on. */
@@ -315,6 +393,11 @@ static void coord_barrier(struct coord *c) {
             invalid(c, err);
         }
     }
+    if (!failed && c->code == 0 && !c->interrupted) {
+        c->sh.ready_at = wall_now();
+        if (cfg->start_at > 0)
+            coord_wait_start(c);
+    }
     if (failed) {
         const char *e = first_worker_error(c);
         invalid(c, e ? e : "a worker failed before the start");
@@ -330,6 +413,8 @@ static void coord_barrier(struct coord *c) {
             atomic_store(&run_slot(&c->r, i)->go, 1);
         server_check_before(c->sc); /* every worker has connected and checked its data */
         c->t0 = now_ns();
+        c->t0_wall = wall_now();
+        opsrate_begin(&c->rate, c->t0, c->t0_wall);
         telemetry_begin(c->tel, c->t0);
         attrib_begin(c->at, c->t0);
         runtime_release(c->rt); /* the barrier */
@@ -350,11 +435,15 @@ static void coord_loop(struct coord *c) {
     while (c->released && c->alive > 0) {
         int64_t now = now_ns();
         int64_t due = next_sample < next_tick ? next_sample : next_tick;
+        if (opsrate_due(&c->rate) < due)
+            due = opsrate_due(&c->rate);
         int ms = due > now ? (int)((due - now) / 1000000) + 1 : 0;
         struct pollfd p = {c->sfd, POLLIN, 0};
         poll(&p, 1, ms);
         handle_signals(c);
         now = now_ns();
+        if (now >= opsrate_due(&c->rate))
+            opsrate_sample(&c->rate, now, run_completed(&c->r, c->forked));
         if (now >= next_sample) {
             telemetry_sample(c->tel, now);
             attrib_sample(c->at, now);
@@ -403,14 +492,14 @@ static void coord_postmortem(struct coord *c) {
         if (we->oom_killed == 1) {
             snprintf(err, sizeof err,
                      "container %u was OOM-killed by its %llu-byte memory limit (--memory-limit)",
-                     i, (unsigned long long)cfg->memory_limit);
+                     c->r.id_base + i, (unsigned long long)cfg->memory_limit);
             json_array_append_new(c->reasons, json_string(err));
         } else if (WIFSIGNALED(we->status) && !c->interrupted && !c->stalled && c->released) {
-            snprintf(err, sizeof err, "container %u crashed: %s", i,
+            snprintf(err, sizeof err, "container %u crashed: %s", c->r.id_base + i,
                      strsignal(WTERMSIG(we->status)));
             json_array_append_new(c->reasons, json_string(err));
         } else if (s->fatal) {
-            snprintf(err, sizeof err, "container %u stopped: %s", i, s->error);
+            snprintf(err, sizeof err, "container %u stopped: %s", c->r.id_base + i, s->error);
             json_array_append_new(c->reasons, json_string(err));
         }
     }
@@ -437,6 +526,7 @@ static void coord_write(struct coord *c, int64_t t_start) {
         .servers = c->servers,
         .attrib = c->at,
         .server_check = c->sc,
+        .t0_epoch = c->released ? c->t0_wall : 0,
     };
     json_t *res = results_build(&rep);
     if (!res) {
@@ -444,8 +534,19 @@ static void coord_write(struct coord *c, int64_t t_start) {
         c->code = EXIT_INVALID;
         return;
     }
+    if (c->released) {
+        opsrate_finish(&c->rate, run_completed(&c->r, c->forked), run_last_end(&c->r, c->forked));
+        json_object_set_new(res, "ops_per_second", opsrate_json(&c->rate));
+    }
+    if (cfg->shards)
+        json_object_set_new(res, "shard",
+                            shard_json(&c->sh, cfg, res, c->released ? c->t0_wall : 0));
     if (results_write(res, cfg->out, err, sizeof err) != 0) {
         fprintf(stderr, "harness: %s\n", err);
+        c->code = EXIT_INVALID;
+    }
+    if (c->sh.key[0] && shard_upload(&c->sh, cfg, res, err, sizeof err) != 0) {
+        fprintf(stderr, "harness: --results-url: %s\n", err);
         c->code = EXIT_INVALID;
     }
     if (cfg->csv_dir[0] && csv_export(res, cfg->csv_dir, err, sizeof err) != 0) {
@@ -478,6 +579,7 @@ static void coord_teardown(struct coord *c) {
     telemetry_free(c->tel);
     attrib_free(c->at);
     server_check_free(c->sc);
+    opsrate_free(&c->rate);
     runtime_free(c->rt);
     cgacct_destroy(c->r.acct);
     free(c->we);
@@ -494,6 +596,7 @@ static int run_point(const struct config *cfg, int64_t t_start) {
         return rc;
     }
     coord_launch(&c);
+    coord_rendezvous(&c);
     coord_barrier(&c);
     coord_loop(&c);
     coord_postmortem(&c);
@@ -518,8 +621,12 @@ static int parse_all(struct config *cfg, int argc, char **argv, int *exit_code) 
 
 static int run_cmd(struct config *cfg, int64_t t_start) {
     char err[1024];
-    if (attrib_check_overrides(cfg, err, sizeof err) != 0 ||
-        make_out_dir(cfg, err, sizeof err) != 0) {
+    if (shard_check(cfg, err, sizeof err) != 0 ||
+        attrib_check_overrides(cfg, err, sizeof err) != 0) {
+        fprintf(stderr, "harness: %s\n", err);
+        return EXIT_USAGE;
+    }
+    if (make_out_dir(cfg, err, sizeof err) != 0) {
         fprintf(stderr, "harness: %s\n", err);
         return EXIT_USAGE;
     }
@@ -581,7 +688,8 @@ int run_main(int argc, char **argv) {
 static int prepare_cmd(struct config *cfg) {
     struct run_layout lay;
     char err[1024];
-    if (layout_build(cfg, &lay, err, sizeof err) != 0) {
+    if (layout_build(cfg, &lay, err, sizeof err) != 0 ||
+        shard_check_prepare(cfg, err, sizeof err) != 0) {
         fprintf(stderr, "harness prepare: %s\n", err);
         return EXIT_USAGE;
     }

@@ -19,6 +19,7 @@ static const struct {
     {"prepare", prepare_main},
     {"report", report_main},
     {"compare", compare_main},
+    {"merge", merge_main},
     {"worker", worker_container_main}, /* the docker runtime's, inside a container */
 };
 
@@ -41,7 +42,7 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(cmd, commands[i].name))
             return commands[i].main(argc - 1, argv + 1);
-    char names[512] = "run, prepare, report, compare";
+    char names[512] = "run, prepare, report, compare, merge";
     size_t o = strlen(names);
     for (int i = 0; workload_table[i]; i++)
         for (const struct wl_command *c = workload_table[i]->commands; c && c->name; c++) {

@@ -22,6 +22,7 @@
 #include "commands.h"
 #include "csv.h"
 #include "report_attrib.h"
+#include "merge.h"
 #include "report_html.h"
 
 #define MAX_WL 8
@@ -475,6 +476,7 @@ static void render_run(struct sbuf *b, const json_t *r, const char *name) {
     sb_esc(b, jstr(r, "config.schedule"));
     sb_puts(b, "</p>\n");
     headline(b, r);
+    shards_html(b, r); /* a merged result: one row per host */
     latency_section(b, r);
     figures_section(b, r);
     containers_section(b, r);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../common/json.h"
+#include "histjson.h"
 #include "results.h"
 
 json_t *results_latency_json(const struct hist *h) {
@@ -180,7 +181,8 @@ static json_t *containers_json(const struct run_report *rep) {
             json_object_set_new(means, lay->wl[w]->name,
                                 h->count ? json_real(hist_mean(h) / 1e6) : json_null());
         }
-        json_t *c = json_pack("{s:i, s:I, s:I, s:o, s:o, s:o, s:o}", "id", (int)i, "ops",
+        unsigned id = r->id_base + i; /* global: unique across the shards of a run */
+        json_t *c = json_pack("{s:i, s:I, s:I, s:o, s:o, s:o, s:o}", "id", (int)id, "ops",
                               (json_int_t)cops, "errors", (json_int_t)cerr, "seconds",
                               rep->released && s->end_ns > rep->t0
                                   ? json_real((double)(s->end_ns - rep->t0) / 1e9)
@@ -234,6 +236,12 @@ json_t *results_build(const struct run_report *rep) {
             json_t *win = rep->tel ? telemetry_window_json(rep->tel, a, b) : json_object();
             json_object_set_new(win, "start", json_real(a));
             json_object_set_new(win, "end", json_real(b));
+            if (rep->t0_epoch > 0) { /* absolute, exact: what a merge lines up */
+                json_int_t t0 = llround(rep->t0_epoch * 1e9);
+                json_object_set_new(win, "start_at_ns",
+                                    json_integer(t0 + (t->first_start - rep->t0)));
+                json_object_set_new(win, "end_at_ns", json_integer(t0 + (t->last_end - rep->t0)));
+            }
             json_object_set_new(windows, lay->wl[w]->name, win);
         }
     }
@@ -265,6 +273,7 @@ json_t *results_build(const struct run_report *rep) {
     json_object_set_new(res, "containers", containers_json(rep));
     json_object_set_new(res, "windows", windows);
     json_object_set_new(res, "telemetry", rep->tel ? telemetry_json(rep->tel) : json_null());
+    json_object_set_new(res, "histograms", results_hists_json(lay, tot.hists));
     /* The coordinator's own cost, so its overhead at scale is on record. */
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);

@@ -42,6 +42,7 @@ struct run_report {
     json_t *servers;        /* backends: what serves each workload */
     const struct attrib *attrib;             /* where the time went; NULL: not measured */
     const struct server_check *server_check; /* the servers' own counts; NULL: none */
+    double t0_epoch;        /* the release by the wall clock (windows' absolute edges); 0 none */
 };
 
 /* Step 1, the merge: every worker's slot summed per workload. */

@@ -84,6 +84,7 @@ struct run_ctx {
     struct cgroups *cg; /* NULL with --no-cgroups */
     struct cg_acct *acct; /* where the workers' CPU time is read; NULL when nowhere */
     pid_t coord_pid;
+    unsigned id_base; /* global id of worker 0: --shard I/N runs I x n onwards */
 };
 
 static inline struct worker_slot *run_slot(const struct run_ctx *r, unsigned i) {

@@ -458,7 +458,7 @@ int worker_container_main(int argc, char **argv) {
         return 2;
     }
     cfg->n = n;
-    struct run_ctx r = {.cfg = cfg};
+    struct run_ctx r = {.cfg = cfg, .id_base = cfg->shard * n}; /* --shard: global ids */
     if (id >= n || layout_build(cfg, &r.lay, err, sizeof err) != 0) {
         fprintf(stderr, "harness worker: %s\n", id >= n ? "worker id out of range" : err);
         return 2;

@@ -30,6 +30,9 @@ static void fail_ready(const struct run_ctx *r, struct worker_slot *s, int code)
 void worker_main(const struct run_ctx *r, unsigned id) {
     struct worker_slot *s = run_slot(r, id);
     const struct config *cfg = r->cfg;
+    /* Its schedule, seeds and data are those of its global id, so shards of a
+     * run over several hosts never read the same objects. */
+    unsigned gid = r->id_base + id;
 
     /* Into the cgroup first: the limit holds from the first allocation on. */
     if (r->cg && cgroups_attach_self(r->cg, id) != 0) {
@@ -69,11 +72,11 @@ void worker_main(const struct run_ctx *r, unsigned id) {
         ops[w] = r->lay.wl[w]->ops_per_cycle;
     for (unsigned c = 0; c < cfg->cycles; c++)
         schedule_cycle(order + (size_t)c * per_cycle, ops, r->lay.nwl, cfg->schedule, cfg->seed,
-                       id, c);
+                       gid, c);
 
     for (unsigned w = 0; w < r->lay.nwl; w++) {
         char err[WL_ERRLEN] = "";
-        st[w] = r->lay.wl[w]->open(cfg, id, err, sizeof err);
+        st[w] = r->lay.wl[w]->open(cfg, gid, err, sizeof err);
         if (!st[w]) {
             snprintf(s->error, sizeof s->error, "%s: %s", r->lay.wl[w]->name, err);
             fail_ready(r, s, 3);

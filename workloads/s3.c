@@ -398,4 +398,6 @@ const struct workload s3_workload = {
     .server_name = "minio",
     .server_locate = s3_server_locate,
     .server_count = s3_server_count,
+    .store = &s3_store,
+    .clock_offset = s3_clock_offset,
 };

@@ -226,7 +226,8 @@ void s3_describe_failure(char *err, size_t len, const struct config *cfg, CURL *
                  "S3 object '%s' is missing from bucket '%s'%s: run ./harness prepare --profile %s "
                  "--containers %u%s%s%s",
                  key, s3_opts(cfg)->bucket, *fatal ? " (no such bucket)" : "", profile_name(cfg->profile),
-                 cfg->n, s3_opts(cfg)->dataset == DATASET_SHARED ? " --dataset shared" : "",
+                 cfg->n * (cfg->shards ? cfg->shards : 1), /* every shard's workers */
+                 s3_opts(cfg)->dataset == DATASET_SHARED ? " --dataset shared" : "",
                  strcmp(s3_opts(cfg)->bucket, "aops") ? " --bucket " : "",
                  strcmp(s3_opts(cfg)->bucket, "aops") ? s3_opts(cfg)->bucket : "");
     } else if (status == 404 && !strcmp(code, "NoSuchBucket")) {

@@ -110,4 +110,11 @@ void *s3_client_open(const struct config *cfg, unsigned worker, char *err, size_
 struct op_result;
 int s3_run(void *state, unsigned cycle, unsigned op, struct op_result *res);
 
+/* s3_store.c: result files in any bucket, and the clock of the S3 server
+ * (the descriptor's store and clock_offset hooks). */
+struct wl_store;
+struct wl_clock;
+extern const struct wl_store s3_store;
+int s3_clock_offset(const struct config *cfg, struct wl_clock *out, char *err, size_t errlen);
+
 #endif

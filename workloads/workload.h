@@ -87,6 +87,31 @@ struct wl_command {
     int (*main)(int argc, char **argv); /* argv[0] is the command name */
 };
 
+/* A place for files at URLs "<scheme>://<bucket>/<key>", offered by a
+ * workload that already talks to such a server (s3 for s3://): a sharded
+ * run puts its result.json there (--results-url) and `harness merge` lists
+ * and reads them back, so the hosts need no shared volume. Each call is one
+ * request or a few; 0, or -1 with err set to one line. */
+struct wl_store {
+    const char *scheme; /* "s3" */
+    int (*put)(const struct config *cfg, const char *bucket, const char *key, const void *data,
+               size_t len, char *err, size_t errlen);
+    /* *data: malloc'd and NUL-terminated, *len bytes before the NUL. */
+    int (*get)(const struct config *cfg, const char *bucket, const char *key, char **data,
+               size_t *len, char *err, size_t errlen);
+    /* The keys right under prefix (not below a further '/'), sorted; the
+     * array and each key malloc'd. */
+    int (*list)(const struct config *cfg, const char *bucket, const char *prefix, char ***keys,
+                size_t *n, char *err, size_t errlen);
+};
+
+/* This host's wall clock against a server's: server time = local time +
+ * offset_s, known to within +- uncertainty_s. */
+struct wl_clock {
+    double offset_s, uncertainty_s;
+    char reference[256]; /* what was asked, for the result ("Date header of ...") */
+};
+
 struct workload {
     const char *name;  /* "s3"; the key in result.json and --workloads */
     const char *title; /* "S3 GET" */
@@ -162,6 +187,14 @@ struct workload {
      * that keeps no such count). */
     int (*server_count)(const struct config *cfg, struct wl_server_count *out, int max, char *err,
                         size_t errlen);
+
+    /* Optional: a store for result files (see struct wl_store). */
+    const struct wl_store *store;
+
+    /* Optional: measure this host's clock against the server this workload
+     * talks to, the reference every shard of a run shares. May take about a
+     * second. 0, or -1 with err. */
+    int (*clock_offset)(const struct config *cfg, struct wl_clock *out, char *err, size_t errlen);
 };
 
 /* The table, in the order of a phased cycle, NULL-terminated. */

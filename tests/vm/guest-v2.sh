@@ -156,7 +156,7 @@ check_rc "plain run exits 1 (test-only workloads are never valid)" 1
 check_eq "plain run: 4 workers x 2 cycles x 20 ops" 160 "$(jq -r .totals.ops $R)"
 check "plain run: each container ran 40 ops, exit 0, not OOM-killed" \
     jq -e '[.containers[] | select(.ops == 40 and .exit_status == 0 and .oom_killed == false)] | length == 4' $R
-check_eq "plain run: result says cgroup v2" "cgroup v2 under $CG" "$(jq -r .config.cgroups $R)"
+check_eq "plain run: result says cgroup v2, through libcgroup" "cgroup v2 under $CG (libcgroup)" "$(jq -r .config.cgroups $R)"
 check_eq "plain run: no cgroup left" 0 "$(cgs $LASTPID)"
 
 # The limits are in the kernel's files while the workers run.
