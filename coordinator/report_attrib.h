@@ -14,8 +14,9 @@
 
 void report_attrib_section(struct sbuf *b, const json_t *r);
 
-/* compare: one row per window and component of r's attribution, "  s3
- * minio" at "attribution.s3.minio.cpu_s_per_op". Returns how many. */
+/* compare: one row per window and component of r's attribution, named
+ * "  <window> <component>", at "attribution.<window>.<component>.cpu_s_per_op".
+ * Returns how many. */
 #define ATTRIB_ROW_NAME 96
 #define ATTRIB_ROW_PATH 160
 size_t attrib_compare_rows(const json_t *r, char (*names)[ATTRIB_ROW_NAME],
