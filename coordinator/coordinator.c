@@ -395,6 +395,9 @@ static void coord_barrier(struct coord *c) {
     }
     if (!failed && c->code == 0 && !c->interrupted) {
         c->sh.ready_at = wall_now();
+        /* Every worker has connected and checked its data; read before any
+         * wait for --start-at, so the release itself is not delayed. */
+        server_check_before(c->sc);
         if (cfg->start_at > 0)
             coord_wait_start(c);
     }
@@ -411,7 +414,6 @@ static void coord_barrier(struct coord *c) {
                     (double)(now_ns() - c->t_launch) / 1e9);
         for (unsigned i = 0; i < cfg->n; i++)
             atomic_store(&run_slot(&c->r, i)->go, 1);
-        server_check_before(c->sc); /* every worker has connected and checked its data */
         c->t0 = now_ns();
         c->t0_wall = wall_now();
         opsrate_begin(&c->rate, c->t0, c->t0_wall);
