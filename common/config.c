@@ -62,6 +62,51 @@ bad:
     return -1;
 }
 
+/* NAME=VALUE of --server-cgroup and --server-pid; a name given twice takes
+ * the last value of each option. */
+static int parse_server(const struct opt_row *o, void *base, const char *v, char *err,
+                        size_t errlen) {
+    struct config *cfg = base;
+    const char *eq = strchr(v, '=');
+    size_t nl = eq ? (size_t)(eq - v) : 0;
+    int is_pid = !strcmp(o->name, "server-pid");
+    int ok = eq && nl > 0 && nl < sizeof cfg->server_over[0].name && eq[1];
+    for (size_t i = 0; ok && i < nl; i++)
+        ok = isalnum((unsigned char)v[i]) || v[i] == '-' || v[i] == '_';
+    char *end = NULL;
+    long pid = 0;
+    if (ok && is_pid) {
+        errno = 0;
+        pid = strtol(eq + 1, &end, 10);
+        ok = !errno && *end == 0 && pid > 0 && pid <= 0x7fffffff;
+    } else if (ok)
+        ok = strlen(eq + 1) < sizeof cfg->server_over[0].cgroup;
+    if (!ok) {
+        snprintf(err, errlen, "--%s '%s': expected NAME=%s, NAME a server such as minio or mariadb",
+                 o->name, v,
+                 is_pid ? "PID with a positive process id" : "PATH with a cgroup directory");
+        return -1;
+    }
+    struct server_override *s = NULL;
+    for (unsigned i = 0; i < cfg->nserver_over && !s; i++)
+        if (strlen(cfg->server_over[i].name) == nl && !strncmp(cfg->server_over[i].name, v, nl))
+            s = &cfg->server_over[i];
+    if (!s) {
+        if (cfg->nserver_over == AOPS_MAX_SERVER_OVERRIDES) {
+            snprintf(err, errlen, "--%s: at most %d servers", o->name, AOPS_MAX_SERVER_OVERRIDES);
+            return -1;
+        }
+        s = &cfg->server_over[cfg->nserver_over++];
+        memset(s, 0, sizeof *s);
+        snprintf(s->name, sizeof s->name, "%.*s", (int)nl, v);
+    }
+    if (is_pid)
+        s->pid = (int)pid;
+    else
+        snprintf(s->cgroup, sizeof s->cgroup, "%s", eq + 1);
+    return 0;
+}
+
 /* "I/N": this host runs share I (from 0) of N. */
 static int parse_shard(const struct opt_row *o, void *base, const char *v, char *err,
                        size_t errlen) {
@@ -139,6 +184,10 @@ const struct opt_row config_rows[] = {
     {"sysroot", OPT_STR, F(sysroot), 0, 0, "/", NULL, NULL, 0, NULL,
      "root for the /proc and /sys readers"},
     {"csv", OPT_STR, F(csv_dir), 0, 0, NULL, NULL, NULL, 0, NULL, "also export CSV files into DIR"},
+    {"server-cgroup", OPT_CUSTOM, 0, 0, 0, 0, NULL, NULL, NULL, 0, parse_server,
+     "NAME=PATH: read server NAME's CPU time from this cgroup (else the local stack's)"},
+    {"server-pid", OPT_CUSTOM, 0, 0, 0, 0, NULL, NULL, NULL, 0, parse_server,
+     "NAME=PID: read server NAME's CPU time from this process tree"},
     {"shard", OPT_CUSTOM, 0, 0, 0, 0, NULL, NULL, NULL, 0, parse_shard,
      "run share I/N of a run over N hosts (worker ids from I x --containers)"},
     {"start-at", OPT_CUSTOM, 0, 0, 0, 0, NULL, NULL, NULL, 0, parse_start_at,

@@ -19,6 +19,17 @@
 #define AOPS_MAX_SWEEP 16
 #define CONFIG_MAX_WL 16 /* workloads in the registry, test ones included */
 
+#define AOPS_MAX_SERVER_OVERRIDES 8
+
+/* --server-cgroup NAME=PATH / --server-pid NAME=PID: where to read the CPU
+ * time of a server the harness did not start (NAME: a workload's
+ * server_name, "minio", "mariadb"). */
+struct server_override {
+    char name[32];
+    char cgroup[1024]; /* a cgroup directory, or a path as /proc/PID/cgroup prints it */
+    int pid;           /* 0 unless --server-pid */
+};
+
 enum profile { PROFILE_FULL = 0, PROFILE_SMALL, PROFILE_TINY };
 enum schedule { SCHED_PHASED = 0, SCHED_INTERLEAVED };
 enum runtime_kind { RUNTIME_CGROUP = 0, RUNTIME_DOCKER };
@@ -51,6 +62,8 @@ struct config {
     char csv_dir[4096];     /* --csv DIR, empty when not asked */
     char cmdline[8192];     /* argv joined, for the result (no secrets are on argv) */
     char harness_dir[4096]; /* the repository: the directory holding the harness */
+    struct server_override server_over[AOPS_MAX_SERVER_OVERRIDES];
+    unsigned nserver_over;
 
     /* One host's share of a run over several (coordinator/shard.h). */
     unsigned shard, shards; /* --shard I/N; shards is 0 without it */

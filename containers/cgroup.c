@@ -464,6 +464,18 @@ const char *cgroups_describe(const struct cgroups *cg) {
     return cg->desc;
 }
 
+enum cg_mode cgroups_mode(const struct cgroups *cg) {
+    return cg->mode;
+}
+
+int cgroups_cpu_dir(const struct cgroups *cg, unsigned i, char *out, size_t len) {
+    const char *mnt = cg->mode == CG_V2 ? cg->mem_mnt : cg->cpu_mnt;
+    const char *name = cg->mode == CG_V2 ? cg->mem_name[i] : cg->cpu ? cg->cpu_name[i] : "";
+    if (i >= cg->n || !name[0])
+        return -1;
+    return snprintf(out, len, "%s%s", mnt, name) < (int)len ? 0 : -1;
+}
+
 /* ---- stale cgroups of a coordinator that is gone ---- */
 
 /* A coordinator is alive while its pid exists. A reused pid only keeps a

@@ -43,4 +43,10 @@ int cgroups_probe_files(const char *mountinfo, const char *cgroup_file, char *me
 /* For tests: whether DIR/cgroup.controllers (v2) lists controller NAME. */
 int cgroups_v2_has_controller(const char *dir, const char *name);
 
+/* cgroup_acct.c: the mode, and the directory that accounts worker i's CPU
+ * time: on v2 its cgroup, on v1 its cpu cgroup when it has a CPU limit. 0
+ * with out set, -1 when it has none. */
+enum cg_mode cgroups_mode(const struct cgroups *cg);
+int cgroups_cpu_dir(const struct cgroups *cg, unsigned i, char *out, size_t len);
+
 #endif

@@ -17,8 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../coordinator/telemetry_fs.h"
-#include "../coordinator/telemetry_proc.h"
+#include "../common/fsread.h"
 #include "cgroup_stat.h"
 
 struct cpu_time cpu_time_sub(const struct cpu_time *b, const struct cpu_time *a) {
@@ -338,5 +337,6 @@ int machine_cpu_read(const char *sysroot, struct machine_time *out, char *why, s
     }
     out->busy_s = ticks_s(t.busy);
     out->total_s = ticks_s(t.total);
+    out->steal_s = ticks_s(t.steal);
     return 0;
 }

@@ -19,6 +19,7 @@
 
 #include "../workloads/workload.h"
 #include "commands.h"
+#include "report_attrib.h"
 #include "merge.h"
 #include "repeat.h"
 #include "report_html.h"
@@ -362,6 +363,15 @@ static void print_text(const struct run *runs, int n, int priced, const json_t *
             text_row(n, fr.name[f], v, fr.dec[f]);
         }
     }
+    char an[64][ATTRIB_ROW_NAME], ap[64][ATTRIB_ROW_PATH];
+    size_t na = attrib_compare_rows(runs[0].r, an, ap, 64);
+    if (na)
+        printf("CPU seconds per operation by component (lower is better)\n");
+    for (size_t a = 0; a < na; a++) {
+        for (int i = 0; i < n; i++)
+            v[i] = jnum(runs[i].r, ap[a]);
+        text_row(n, an[a], v, 6);
+    }
     for (int i = 1; i < n; i++) {
         printf("\n%s vs A: AOPS %.2f×", runs[i].label,
                ratio(jnum(runs[i].r, "totals.aops"), jnum(runs[0].r, "totals.aops")));
@@ -557,6 +567,16 @@ static void write_html(const char *path, const struct run *runs, int n, int pric
                 v[j] = jnum(runs[j].r, fr.path[f]);
             html_row(&b, n, fr.name[f] + 2, fr.path[f], v, fr.dec[f]);
         }
+    }
+    char an[64][ATTRIB_ROW_NAME], ap[64][ATTRIB_ROW_PATH];
+    size_t na = attrib_compare_rows(runs[0].r, an, ap, 64);
+    if (na)
+        sb_printf(&b, "<tr><th colspan=\"%d\">CPU seconds per operation by component (lower is "
+                      "better)</th></tr>\n", 2 * n);
+    for (size_t a = 0; a < na; a++) {
+        for (int j = 0; j < n; j++)
+            v[j] = jnum(runs[j].r, ap[a]);
+        html_row(&b, n, an[a] + 2, ap[a], v, 6);
     }
     sb_puts(&b, "</table>\n<div class=\"grid2\">\n");
 

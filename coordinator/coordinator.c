@@ -27,6 +27,8 @@
 #include <unistd.h>
 
 #include "../common/util.h"
+#include "../containers/cgroup_acct.h"
+#include "attrib.h"
 #include "cmdline.h"
 #include "commands.h"
 #include "csv.h"
@@ -126,6 +128,8 @@ struct coord {
     int64_t t_launch, t0;
     json_t *reasons, *warnings, *servers;
     struct telemetry *tel;
+    struct attrib *at;     /* where the time goes */
+    struct server_check *sc; /* the servers' own counts */
     struct runtime *rt;    /* forked workers in cgroups, or containers */
     struct shard_state sh; /* --shard, --start-at: the common start (shard.h) */
     struct opsrate rate;   /* completions per wall-clock second */
@@ -228,6 +232,10 @@ static int coord_setup(struct coord *c, const struct config *cfg) {
         fprintf(stderr, "harness: %s\n", err);
         return EXIT_INVALID;
     }
+    /* Where the workers' CPU time is read (attribution), made before they start. */
+    char acct_why[512] = "--runtime docker: the workers' container cgroups are not read yet";
+    if (cfg->runtime == RUNTIME_CGROUP)
+        c->r.acct = cgacct_create(c->r.cg, (unsigned)getpid(), cfg->n, acct_why, sizeof acct_why);
 
     sigset_t mask;
     sigemptyset(&mask);
@@ -253,6 +261,9 @@ static int coord_setup(struct coord *c, const struct config *cfg) {
     }
     c->tel = telemetry_new(cfg);
     throughput_attach(c->tel, &c->r);
+    struct attrib_in ai = {.cfg = cfg, .acct = c->r.acct, .acct_why = acct_why};
+    c->at = attrib_new(&ai);
+    c->sc = server_check_new(cfg, &c->r.lay);
     shard_init(&c->sh, cfg);
     if (cfg->shards) { /* before the workers start, on a quiet machine */
         shard_measure_clock(&c->sh, cfg);
@@ -289,6 +300,8 @@ static void coord_launch(struct coord *c) {
     }
     /* The workers hold their ends now. */
     runtime_launched(c->rt);
+    /* After the launches: the workers' work is not the coordinator's. */
+    attrib_open_coordinator(c->at);
 }
 
 /* A worker that died before it was ready: why, for the reasons. */
@@ -417,6 +430,9 @@ static void coord_barrier(struct coord *c) {
     }
     if (!failed && c->code == 0 && !c->interrupted) {
         c->sh.ready_at = wall_now();
+        /* Every worker has connected and checked its data; read before any
+         * wait for --start-at, so the release itself is not delayed. */
+        server_check_before(c->sc);
         if (cfg->start_at > 0)
             coord_wait_start(c);
     }
@@ -437,6 +453,7 @@ static void coord_barrier(struct coord *c) {
         c->t0_wall = wall_now();
         opsrate_begin(&c->rate, c->t0, c->t0_wall);
         telemetry_begin(c->tel, c->t0);
+        attrib_begin(c->at, c->t0);
         runtime_release(c->rt); /* the barrier */
         c->released = 1;
     }
@@ -466,6 +483,7 @@ static void coord_loop(struct coord *c) {
             opsrate_sample(&c->rate, now, run_completed(&c->r, c->forked));
         if (now >= next_sample) {
             telemetry_sample(c->tel, now);
+            attrib_sample(c->at, now);
             next_sample += interval;
             if (next_sample < now)
                 next_sample = now + interval;
@@ -494,9 +512,13 @@ static void coord_loop(struct coord *c) {
     /* The last sample after every worker is gone: the per-interval
      * operation counts then sum to the totals exactly. */
     if (c->released) {
-        telemetry_sample(c->tel, now_ns());
+        int64_t now = now_ns();
+        telemetry_sample(c->tel, now);
+        attrib_sample(c->at, now);
         progress(c, t0, expected, 1);
     }
+    if (c->released)
+        server_check_after(c->sc);
 }
 
 /* Step 5: what happened to each worker, as reasons a person can act on. */
@@ -541,6 +563,8 @@ static void coord_write(struct coord *c, int64_t t_start) {
         .cgroups = runtime_describe(c->rt),
         .startup_seconds = (double)(c->t0 - t_start) / 1e9,
         .servers = c->servers,
+        .attrib = c->at,
+        .server_check = c->sc,
         .t0_epoch = c->released ? c->t0_wall : 0,
     };
     json_t *res = results_build(&rep);
@@ -594,8 +618,11 @@ static void coord_teardown(struct coord *c) {
     json_decref(c->warnings);
     json_decref(c->servers);
     telemetry_free(c->tel);
+    attrib_free(c->at);
+    server_check_free(c->sc);
     opsrate_free(&c->rate);
     runtime_free(c->rt);
+    cgacct_destroy(c->r.acct);
     free(c->we);
 }
 
@@ -715,7 +742,8 @@ static int run_repeated(struct config *cfg, int64_t t_start, json_t **repeats) {
 
 static int run_cmd(struct config *cfg, int64_t t_start) {
     char err[1024];
-    if (shard_check(cfg, err, sizeof err) != 0) {
+    if (shard_check(cfg, err, sizeof err) != 0 ||
+        attrib_check_overrides(cfg, err, sizeof err) != 0) {
         fprintf(stderr, "harness: %s\n", err);
         return EXIT_USAGE;
     }

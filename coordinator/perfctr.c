@@ -36,10 +36,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/fsread.h"
 #include "perfctr.h"
-#include "telemetry_fs.h"
 
-#define NGROUPS 2
+#define NGROUPS PC_NGROUPS
 #define GROUP_MAX 5
 
 static const struct {
@@ -75,6 +75,7 @@ struct perfctr {
     struct unit *u;
     enum pc_status status[PC_NEVENTS];
     char reason[PC_NEVENTS][256];
+    unsigned char probed[PC_NEVENTS]; /* 0 not probed, 1 counted on the loop, 2 read 0 */
     int nmem[NGROUPS];
     enum pc_event mem[NGROUPS][GROUP_MAX]; /* read order: leader first */
     char desc[PATH_MAX + 64];
@@ -369,6 +370,9 @@ static void known_loop(void) {
     __asm__ volatile("" ::"r"(acc));
 }
 
+#define ZERO_REASON                                                                                \
+    "reads 0 on a known loop (the hypervisor or PMU accepts the event but does not count it)"
+
 static void probe(struct perfctr *pc) {
     int fd[PC_NEVENTS];
     int mem[NGROUPS][GROUP_MAX], nmem[NGROUPS] = {0, 0};
@@ -377,8 +381,8 @@ static void probe(struct perfctr *pc) {
     for (int g = 0; g < NGROUPS; g++)
         for (int k = 0; k < pc->nmem[g]; k++) {
             enum pc_event e = pc->mem[g][k];
-            if (pc->status[e] != PC_OK)
-                continue;
+            if (pc->status[e] != PC_OK || pc->probed[e])
+                continue; /* cannot count, or already decided (perfctr_open_like) */
             struct perf_event_attr a;
             attr_for(&a, e, 0, nmem[g] == 0);
             int leader = nmem[g] ? fd[mem[g][0]] : -1;
@@ -386,6 +390,8 @@ static void probe(struct perfctr *pc) {
             if (fd[e] >= 0) /* a probe that cannot open proves nothing either way */
                 mem[g][nmem[g]++] = e;
         }
+    if (nmem[0] + nmem[1] == 0)
+        return; /* nothing left to decide: no loop */
     for (int g = 0; g < NGROUPS; g++)
         if (nmem[g] && pc->sys.ioctl(fd[mem[g][0]], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP,
                                      pc->sys.arg) != 0)
@@ -399,13 +405,13 @@ static void probe(struct perfctr *pc) {
         if (pc->sys.read(fd[mem[g][0]], buf, sizeof buf, pc->sys.arg) != want ||
             buf[0] != (uint64_t)nmem[g])
             continue;
-        for (int k = 0; k < nmem[g]; k++)
+        for (int k = 0; k < nmem[g]; k++) {
+            pc->probed[mem[g][k]] = buf[3 + k] == 0 ? 2 : 1;
             if (buf[3 + k] == 0) {
                 pc->status[mem[g][k]] = PC_UNSUPPORTED;
-                snprintf(pc->reason[mem[g][k]], sizeof pc->reason[0],
-                         "reads 0 on a known loop (the hypervisor or PMU accepts the event but "
-                         "does not count it)");
+                snprintf(pc->reason[mem[g][k]], sizeof pc->reason[0], "%s", ZERO_REASON);
             }
+        }
     }
     for (int e = 0; e < PC_NEVENTS; e++)
         if (fd[e] >= 0)
@@ -416,6 +422,12 @@ static void probe(struct perfctr *pc) {
 
 struct perfctr *perfctr_open(enum pc_target target, const char *cgroup_dir, pid_t pid,
                              const struct pc_sys *sys, char *err, size_t errlen) {
+    return perfctr_open_like(target, cgroup_dir, pid, sys, NULL, err, errlen);
+}
+
+struct perfctr *perfctr_open_like(enum pc_target target, const char *cgroup_dir, pid_t pid,
+                                  const struct pc_sys *sys, const struct perfctr *like, char *err,
+                                  size_t errlen) {
     struct perfctr *pc = calloc(1, sizeof *pc);
     if (!pc)
         return snprintf(err, errlen, "out of memory"), NULL;
@@ -469,6 +481,15 @@ struct perfctr *perfctr_open(enum pc_target target, const char *cgroup_dir, pid_
     if (!any_alive) {
         snprintf(err, errlen, "pid %d exited before it could be counted", (int)pid);
         goto fail;
+    }
+    for (int e = 0; like && e < PC_NEVENTS; e++) {
+        if (pc->status[e] != PC_OK || !like->probed[e])
+            continue;
+        pc->probed[e] = like->probed[e];
+        if (like->probed[e] == 2) {
+            pc->status[e] = PC_UNSUPPORTED;
+            snprintf(pc->reason[e], sizeof pc->reason[e], "%s", ZERO_REASON);
+        }
     }
     probe(pc);
     return pc;
@@ -615,27 +636,77 @@ int perfctr_read(struct perfctr *pc, struct pc_snap *s) {
     return rc;
 }
 
+/* One counter's window from its raw sum, its per-unit scaled sum and the
+ * summed enabled/running times; starved: a unit enabled but never running,
+ * where per-unit scaling is impossible and the sums scale instead. */
+static void finish_count(struct pc_count *c, double raw, double scaled, double sum_en,
+                         double sum_run, int starved) {
+    if (sum_en > 0 && sum_run == 0) {
+        c->status = PC_MULTIPLEXED;
+        c->running_ratio = 0;
+        snprintf(c->reason, sizeof c->reason,
+                 "never scheduled on the PMU during the window (other events took the "
+                 "counters): no estimate");
+        return;
+    }
+    if (starved)
+        scaled = raw * (sum_en / sum_run);
+    c->has_value = 1;
+    c->value = scaled;
+    c->running_ratio = sum_en > 0 ? sum_run / sum_en : 1.0;
+    /* a few ns of disagreement between the two clocks is not multiplexing */
+    if (sum_run < sum_en * 0.9999) {
+        c->status = PC_MULTIPLEXED;
+        snprintf(c->reason, sizeof c->reason,
+                 "counted %.1f%% of the window, value scaled up by enabled/running time",
+                 100.0 * c->running_ratio);
+    } else {
+        c->running_ratio = 1.0;
+    }
+}
+
+/* Status before any arithmetic: 0 when the counter has readings to use. */
+static int start_count(const struct perfctr *pc, enum pc_event e, int err_a, int err_b,
+                       struct pc_count *c) {
+    c->status = pc->status[e];
+    c->running_ratio = NAN;
+    c->value = NAN;
+    if (c->status != PC_OK) {
+        snprintf(c->reason, sizeof c->reason, "%s", pc->reason[e]);
+        return -1;
+    }
+    if (err_a || err_b) {
+        c->status = PC_UNSUPPORTED;
+        snprintf(c->reason, sizeof c->reason, "reading the group failed: %s",
+                 strerror(err_a ? err_a : err_b));
+        return -1;
+    }
+    return 0;
+}
+
+static void derived(struct pc_delta *out) {
+    const struct pc_count *cyc = &out->ev[PC_CYCLES], *ins = &out->ev[PC_INSTRUCTIONS];
+    out->ipc = out->cache_mpki = out->branch_mpki = NAN;
+    if (cyc->has_value && ins->has_value && cyc->value > 0)
+        out->ipc = ins->value / cyc->value;
+    if (ins->has_value && ins->value > 0) {
+        if (out->ev[PC_CACHE_MISSES].has_value)
+            out->cache_mpki = 1000.0 * out->ev[PC_CACHE_MISSES].value / ins->value;
+        if (out->ev[PC_BRANCH_MISSES].has_value)
+            out->branch_mpki = 1000.0 * out->ev[PC_BRANCH_MISSES].value / ins->value;
+    }
+}
+
 void perfctr_delta(const struct perfctr *pc, const struct pc_snap *a, const struct pc_snap *b,
                    struct pc_delta *out) {
     memset(out, 0, sizeof *out);
     for (int e = 0; e < PC_NEVENTS; e++) {
         struct pc_count *c = &out->ev[e];
         int g = EV[e].group;
-        c->status = pc->status[e];
-        c->running_ratio = NAN;
-        c->value = NAN;
-        if (c->status != PC_OK) {
-            snprintf(c->reason, sizeof c->reason, "%s", pc->reason[e]);
+        if (start_count(pc, (enum pc_event)e, a->err[g], b->err[g], c) < 0)
             continue;
-        }
-        if (a->err[g] || b->err[g]) {
-            c->status = PC_UNSUPPORTED;
-            snprintf(c->reason, sizeof c->reason, "reading the group failed: %s",
-                     strerror(a->err[g] ? a->err[g] : b->err[g]));
-            continue;
-        }
         double scaled = 0, raw = 0, sum_en = 0, sum_run = 0;
-        int starved = 0; /* a unit enabled but never running: per-unit scaling impossible */
+        int starved = 0;
         for (int i = 0; i < pc->nunits; i++) {
             if (!pc->u[i].alive)
                 continue;
@@ -648,39 +719,39 @@ void perfctr_delta(const struct perfctr *pc, const struct pc_snap *a, const stru
             else if (de > 0)
                 starved = 1;
         }
-        if (sum_en > 0 && sum_run == 0) {
-            c->status = PC_MULTIPLEXED;
-            c->running_ratio = 0;
-            snprintf(c->reason, sizeof c->reason,
-                     "never scheduled on the PMU during the window (other events took the "
-                     "counters): no estimate");
+        finish_count(c, raw, scaled, sum_en, sum_run, starved);
+    }
+    derived(out);
+}
+
+void perfctr_sum(const struct perfctr *pc, const struct pc_snap *s, struct pc_sum *out) {
+    memset(out, 0, sizeof *out);
+    for (int g = 0; g < NGROUPS; g++)
+        out->err[g] = s->err[g];
+    for (int i = 0; i < pc->nunits; i++) {
+        if (!pc->u[i].alive)
             continue;
-        }
-        if (starved)
-            scaled = raw * (sum_en / sum_run);
-        c->has_value = 1;
-        c->value = scaled;
-        c->running_ratio = sum_en > 0 ? sum_run / sum_en : 1.0;
-        /* a few ns of disagreement between the two clocks is not multiplexing */
-        if (sum_run < sum_en * 0.9999) {
-            c->status = PC_MULTIPLEXED;
-            snprintf(c->reason, sizeof c->reason,
-                     "counted %.1f%% of the window, value scaled up by enabled/running time",
-                     100.0 * c->running_ratio);
-        } else {
-            c->running_ratio = 1.0;
-        }
+        for (int e = 0; e < PC_NEVENTS; e++)
+            out->val[e] += s->val[i][e];
+        for (int g = 0; g < NGROUPS; g++)
+            out->en[g] += s->en[i][g], out->run[g] += s->run[i][g];
     }
-    const struct pc_count *cyc = &out->ev[PC_CYCLES], *ins = &out->ev[PC_INSTRUCTIONS];
-    out->ipc = out->cache_mpki = out->branch_mpki = NAN;
-    if (cyc->has_value && ins->has_value && cyc->value > 0)
-        out->ipc = ins->value / cyc->value;
-    if (ins->has_value && ins->value > 0) {
-        if (out->ev[PC_CACHE_MISSES].has_value)
-            out->cache_mpki = 1000.0 * out->ev[PC_CACHE_MISSES].value / ins->value;
-        if (out->ev[PC_BRANCH_MISSES].has_value)
-            out->branch_mpki = 1000.0 * out->ev[PC_BRANCH_MISSES].value / ins->value;
+}
+
+void perfctr_delta_sum(const struct perfctr *pc, const struct pc_sum *a, const struct pc_sum *b,
+                       struct pc_delta *out) {
+    memset(out, 0, sizeof *out);
+    for (int e = 0; e < PC_NEVENTS; e++) {
+        struct pc_count *c = &out->ev[e];
+        int g = EV[e].group;
+        if (start_count(pc, (enum pc_event)e, a->err[g], b->err[g], c) < 0)
+            continue;
+        double dv = (double)(b->val[e] - a->val[e]);
+        double de = (double)(b->en[g] - a->en[g]);
+        double dr = (double)(b->run[g] - a->run[g]);
+        finish_count(c, dv, dr > 0 ? dv * (de / dr) : 0, de, dr, 0);
     }
+    derived(out);
 }
 
 static json_t *num_or_null(double v) {

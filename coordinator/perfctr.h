@@ -82,6 +82,14 @@ struct perfctr *perfctr_open(enum pc_target target, const char *cgroup_dir, pid_
                              const struct pc_sys *sys, char *err, size_t errlen);
 void perfctr_close(struct perfctr *pc);
 
+/* perfctr_open taking the probe's verdicts from `like` (another perfctr of
+ * this process, or NULL) for every event it probed: the probe counts the
+ * calling thread whatever the target, so a process needs it once, not once
+ * per component (each costs tens of milliseconds). */
+struct perfctr *perfctr_open_like(enum pc_target target, const char *cgroup_dir, pid_t pid,
+                                  const struct pc_sys *sys, const struct perfctr *like, char *err,
+                                  size_t errlen);
+
 /* "cgroup /sys/fs/cgroup/unified/x on 2 CPUs", "all 2 CPUs", "pid 42 (5 threads)". */
 const char *perfctr_describe(const struct perfctr *pc);
 
@@ -124,6 +132,21 @@ struct pc_delta {
 /* The window from snapshot a to snapshot b (a taken first). */
 void perfctr_delta(const struct perfctr *pc, const struct pc_snap *a, const struct pc_snap *b,
                    struct pc_delta *out);
+
+/* A snapshot summed over its CPUs or threads: small enough to keep one per
+ * telemetry sample, so windows whose edges are only known after the run can
+ * be cut from the samples at their edges. A window of sums scales a
+ * multiplexed counter by the summed enabled/running times (perf stat's
+ * aggregate estimate) rather than per CPU. */
+#define PC_NGROUPS 2
+struct pc_sum {
+    uint64_t val[PC_NEVENTS];
+    uint64_t en[PC_NGROUPS], run[PC_NGROUPS];
+    int err[PC_NGROUPS]; /* errno of a failed group read, 0 if fine */
+};
+void perfctr_sum(const struct perfctr *pc, const struct pc_snap *s, struct pc_sum *out);
+void perfctr_delta_sum(const struct perfctr *pc, const struct pc_sum *a, const struct pc_sum *b,
+                       struct pc_delta *out);
 
 /* { "<event name>": {"status", "value", "running_ratio"[, "reason"]}, ...,
  *   "ipc", "cache_mpki", "branch_mpki" } with null for what has no value.

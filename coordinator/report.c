@@ -21,6 +21,7 @@
 #include "../workloads/workload.h"
 #include "commands.h"
 #include "csv.h"
+#include "report_attrib.h"
 #include "merge.h"
 #include "repeat.h"
 #include "report_html.h"
@@ -487,6 +488,7 @@ static void render_run(struct sbuf *b, const json_t *r, const char *name) {
     containers_section(b, r);
     telemetry_section(b, r);
     windows_section(b, r);
+    report_attrib_section(b, r);
     system_section(b, r);
     sb_printf(b, "<footer>result.json schema %s · written by harness report</footer>\n",
               fmt_num(sub, sizeof sub, jnum(r, "schema_version"), 0));

@@ -301,6 +301,8 @@ json_t *results_build(const struct run_report *rep) {
                                   "peak_rss_bytes", (json_int_t)ru.ru_maxrss * 1024, "cpu_seconds",
                                   (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
                                       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6));
+    attrib_results(rep->attrib, res);
+    server_check_results(rep->server_check, res);
     results_totals_free(&tot);
     return res;
 }
@@ -392,6 +394,7 @@ void results_print_summary(const json_t *res, const char *dir, FILE *f) {
     if (cpu && json_is_object(cpu))
         fprintf(f, "  CPU util    mean %s %%, peak %s %%\n",
                 fmt(b[0], 32, "%.1f", jnum(cpu, "mean")), fmt(b[1], 32, "%.1f", jnum(cpu, "peak")));
+    attrib_print_summary(res, f);
     size_t i;
     const json_t *v;
     json_array_foreach(json_object_get(res, "warnings"), i, v)

@@ -13,8 +13,10 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "attrib.h"
 #include "hist.h"
 #include "run.h"
+#include "server_check.h"
 #include "telemetry.h"
 
 #define RESULT_SCHEMA_VERSION 1
@@ -38,6 +40,8 @@ struct run_report {
     const char *cgroups;    /* description, or NULL with --no-cgroups */
     double startup_seconds; /* command start to barrier release */
     json_t *servers;        /* backends: what serves each workload */
+    const struct attrib *attrib;             /* where the time went; NULL: not measured */
+    const struct server_check *server_check; /* the servers' own counts; NULL: none */
     double t0_epoch;        /* the release by the wall clock (windows' absolute edges); 0 none */
 };
 

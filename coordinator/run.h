@@ -31,6 +31,8 @@ struct wl_stats {
     uint64_t class_count[WL_MAX_CLASSES][WL_MAX_COUNTERS];
 };
 
+struct cg_acct;
+
 struct worker_slot {
     _Atomic uint64_t done; /* operations finished, with or without error */
     _Atomic int phase;
@@ -86,6 +88,7 @@ struct run_ctx {
     int ready_fd;       /* workers write one byte when ready (or failed) */
     int release_fd;     /* workers block reading it; EOF releases them */
     struct cgroups *cg; /* NULL with --no-cgroups */
+    struct cg_acct *acct; /* where the workers' CPU time is read; NULL when nowhere */
     pid_t coord_pid;
     unsigned id_base; /* global id of worker 0: --shard I/N runs I x n onwards */
 };

@@ -20,7 +20,7 @@
 
 #include "../workloads/workload.h"
 #include "telemetry.h"
-#include "telemetry_fs.h"
+#include "../common/fsread.h"
 #include "telemetry_power.h"
 #include "telemetry_proc.h"
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../containers/cgroup.h"
+#include "../containers/cgroup_acct.h"
 #include "../common/util.h"
 #include "run.h"
 #include "schedule.h"
@@ -45,6 +46,11 @@ void worker_main(const struct run_ctx *r, unsigned id) {
     /* Into the cgroup first: the limit holds from the first allocation on. */
     if (r->cg && cgroups_attach_self(r->cg, id) != 0) {
         snprintf(s->error, sizeof s->error, "worker %u cannot join its cgroup: %s", id,
+                 strerror(errno));
+        fail_ready(r, s, 3);
+    }
+    if (r->acct && cgacct_attach_self(r->acct, id) != 0) {
+        snprintf(s->error, sizeof s->error, "worker %u cannot join its accounting cgroup: %s", id,
                  strerror(errno));
         fail_ready(r, s, 3);
     }

@@ -113,6 +113,26 @@ int workloads_select(struct config *cfg, char *err, size_t errlen) {
         }
     }
     cfg->wl_mask = mask;
+    /* --server-cgroup/--server-pid name a server some workload uses. */
+    for (unsigned k = 0; k < cfg->nserver_over; k++) {
+        int known = 0;
+        char names[256] = "";
+        size_t o = 0;
+        for (int i = 0; workload_table[i]; i++) {
+            const char *sn = workload_table[i]->server_name;
+            if (!sn || strstr(names, sn))
+                continue;
+            known |= !strcmp(sn, cfg->server_over[k].name);
+            o += (size_t)snprintf(names + o, sizeof names - o, "%s%s", o ? ", " : "", sn);
+        }
+        if (!known) {
+            snprintf(err, errlen,
+                     "--server-%s %s=...: no workload uses a server named '%s' (known: %s)",
+                     cfg->server_over[k].pid ? "pid" : "cgroup", cfg->server_over[k].name,
+                     cfg->server_over[k].name, names);
+            return -1;
+        }
+    }
     for (int i = 0; workload_table[i]; i++)
         if ((mask >> i & 1) && workload_table[i]->check &&
             workload_table[i]->check(cfg, err, errlen) != 0)

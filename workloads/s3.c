@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "minio_metrics.h"
 #include "s3_util.h"
+#include "stack_state.h"
 #include "workload.h"
 
 struct s3_state {
@@ -297,6 +299,57 @@ static int s3_data_paths(const struct config *cfg, const char *names[], char pat
     return 1;
 }
 
+/* Host and port of an endpoint URL ("http://[::1]:9000/x" -> "::1", 9000). */
+static void endpoint_host(const char *url, char *host, size_t len, unsigned *port) {
+    const char *p = strstr(url, "://");
+    *port = strncmp(url, "https", 5) == 0 ? 443 : 80;
+    p = p ? p + 3 : url;
+    const char *at = strpbrk(p, "@/"); /* user@host */
+    if (at && *at == '@')
+        p = at + 1;
+    size_t n;
+    if (*p == '[') {
+        n = strcspn(++p, "]");
+        snprintf(host, len, "%.*s", (int)n, p);
+        p += n + (p[n] == ']');
+    } else {
+        n = strcspn(p, ":/");
+        snprintf(host, len, "%.*s", (int)n, p);
+        p += n;
+    }
+    if (*p == ':')
+        *port = (unsigned)strtoul(p + 1, NULL, 10);
+}
+
+/* The MinIO the local stack started, when this run's endpoint is it. */
+static int s3_server_locate(const struct config *cfg, struct wl_server *out) {
+    char host[256];
+    unsigned port;
+    endpoint_host(s3_opts(cfg)->endpoint, host, sizeof host, &port);
+    return stack_server_locate(cfg, "minio", "minio.pid", host, port, out);
+}
+
+/* MinIO's own count of the GetObject requests it answered (its Prometheus
+ * endpoint, public on the local stack). Another store has none: -1. */
+static int s3_server_count(const struct config *cfg, struct wl_server_count *out, int max,
+                           char *err, size_t errlen) {
+    struct minio_gets g;
+    if (max < 2)
+        return 0;
+    if (minio_get_count(s3_opts(cfg)->endpoint, NULL, 5000, &g, err, errlen) != 0)
+        return -1;
+    if (g.cached) {
+        snprintf(err, errlen,
+                 "%s: only MinIO's cached v2 metrics answer (up to 10 s old), too stale to "
+                 "compare",
+                 g.url);
+        return -1;
+    }
+    out[0] = (struct wl_server_count){"GetObject", g.requests, 1};
+    out[1] = (struct wl_server_count){"GetObject errors", g.errors, 0};
+    return 2;
+}
+
 #define F(field) offsetof(struct s3_opts, field), sizeof(((struct s3_opts *)0)->field)
 static const struct opt_row s3_rows[] = {
     {"s3-endpoint", OPT_STR, F(endpoint), 0, 0, "http://127.0.0.1:9000", NULL, "S3_ENDPOINT", 0,
@@ -342,6 +395,9 @@ const struct workload s3_workload = {
     .backend = s3_server_version,
     .describe = s3_describe,
     .data_paths = s3_data_paths,
+    .server_name = "minio",
+    .server_locate = s3_server_locate,
+    .server_count = s3_server_count,
     .store = &s3_store,
     .clock_offset = s3_clock_offset,
 };

@@ -61,6 +61,25 @@ struct op_result {
     char err[WL_ERRLEN];
 };
 
+/* Where this machine can read the CPU time of a server a workload loads
+ * (MinIO, MariaDB), for CPU attribution. */
+struct wl_server {
+    char cgroup[4096];      /* directory holding its CPU files (cgroup_stat.h), or "" */
+    char perf_cgroup[4096]; /* directory perf_event_open can count it by, or "" */
+    int pid;                /* else a process whose tree is the server, or 0 */
+    char source[512];       /* how it was found ("scripts/stack state in DIR") */
+    char unavailable[512];  /* when none of the above: why ("not on this host (...)") */
+};
+
+/* One count a server keeps of what the workload asks of it (MariaDB's
+ * Com_select, MinIO's GetObject requests). */
+#define WL_MAX_SERVER_COUNTS 4
+struct wl_server_count {
+    const char *name; /* "Com_select" */
+    uint64_t value;
+    int compare; /* 1: must reach the operations the workers completed */
+};
+
 /* A subcommand a workload brings (`harness corpus fetch`). */
 struct wl_command {
     const char *name;                   /* argv[1] */
@@ -149,6 +168,25 @@ struct workload {
      * storage telemetry. Writes up to max (name, path) pairs; returns how
      * many. */
     int (*data_paths)(const struct config *cfg, const char *names[], char paths[][4096], int max);
+
+    /* Optional: the server this workload loads ("minio"), a component of
+     * result.json's attribution; workloads sharing a server name it alike.
+     * --server-cgroup NAME=PATH / --server-pid NAME=PID take these names. */
+    const char *server_name;
+
+    /* Optional with server_name: find the server on this machine (the local
+     * stack's state, by default). 0 with out's cgroup, perf_cgroup or pid
+     * set; -1 with out->unavailable saying why not ("not on this host"). */
+    int (*server_locate)(const struct config *cfg, struct wl_server *out);
+
+    /* Optional: the server's own counts of this workload's requests, read by
+     * the coordinator outside the measured loop, once with every worker
+     * ready and once after the last one ended, so the run can check the
+     * server saw at least what the workers completed. Writes up to max
+     * counts; returns how many, or -1 with err set (unreachable, a server
+     * that keeps no such count). */
+    int (*server_count)(const struct config *cfg, struct wl_server_count *out, int max, char *err,
+                        size_t errlen);
 
     /* Optional: a store for result files (see struct wl_store). */
     const struct wl_store *store;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# MinIO's own GetObject count (coordinator/minio_metrics.c) against the real MinIO of the
+# MinIO's own GetObject count (workloads/minio_metrics.c) against the real MinIO of the
 # stack (scripts/stack up serves its metrics without a token): N GETs made with curl raise the
 # count by exactly N, a GET of a missing key raises requests and errors by one, the live v3
 # counter is the one read, and an unreachable endpoint fails with one clear line.

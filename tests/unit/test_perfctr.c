@@ -204,6 +204,18 @@ static struct perfctr *window(struct fake *f, enum pc_target t, struct pc_delta 
     f->now = 30;
     perfctr_read(pc, b);
     perfctr_delta(pc, a, b, d);
+    /* Summed snapshots (what attribution keeps per sample) give the same
+     * window: the fake multiplexes every CPU alike, so summed scaling equals
+     * per-CPU scaling. */
+    struct pc_sum sa, sb;
+    struct pc_delta ds;
+    perfctr_sum(pc, a, &sa);
+    perfctr_sum(pc, b, &sb);
+    perfctr_delta_sum(pc, &sa, &sb, &ds);
+    for (int e = 0; e < PC_NEVENTS; e++)
+        CHECKF(ds.ev[e].status == d->ev[e].status && ds.ev[e].has_value == d->ev[e].has_value &&
+                   (!d->ev[e].has_value || fabs(ds.ev[e].value - d->ev[e].value) < 1e-6),
+               "%s: %f vs %f", perfctr_event_name(e), ds.ev[e].value, d->ev[e].value);
     perfctr_snap_free(a);
     perfctr_snap_free(b);
     return pc;
@@ -410,6 +422,15 @@ static void test_fake_zero_and_gaps(void) {
     CHECKF(fabs(d.ev[PC_BRANCH_MISSES].value - EXPECT(PC_BRANCH_MISSES)) < 1e-6, "%f",
            d.ev[PC_BRANCH_MISSES].value);
     CHECK(isnan(d.ipc) && isnan(d.cache_mpki) && !isnan(d.branch_mpki));
+    /* a second target takes the probe's verdicts: no probe of its own */
+    int probes = f.probe_opens;
+    struct pc_sys s = sys_of(&f);
+    struct perfctr *pc2 = perfctr_open_like(PC_TARGET_SYSTEM, NULL, 0, &s, pc, err, sizeof err);
+    CHECKF(pc2 && f.probe_opens == probes, "%d %d", f.probe_opens, probes);
+    CHECK(pc2 && perfctr_status(pc2, PC_CYCLES, &why) == PC_UNSUPPORTED &&
+          strstr(why, "reads 0 on a known loop"));
+    CHECK(pc2 && perfctr_status(pc2, PC_INSTRUCTIONS, NULL) == PC_OK);
+    perfctr_close(pc2);
     perfctr_close(pc);
     CHECK(f.nopen == 0);
 
