@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -373,9 +374,39 @@ static int run_sh(const char *script) {
     return rc == 0 ? 0 : -1;
 }
 
+static int generate_tiny(const char *pdir, uint64_t seed, char *cmd, size_t cmdlen);
+
+/* The tiny corpus in pdir is this generator's for this seed already. */
+static int tiny_up_to_date(const char *pdir, uint64_t seed) {
+    char path[4300];
+    snprintf(path, sizeof path, "%s/manifest.json", pdir);
+    json_t *m = json_load_file(path, 0, NULL);
+    const char *gen = json_string_value(json_object_get(m, "generator"));
+    int ok = gen && !strcmp(gen, TINY_GENERATOR) &&
+             (uint64_t)json_integer_value(json_object_get(m, "seed")) == seed;
+    json_decref(m);
+    return ok;
+}
+
+/* Idempotent, and safe to run several at once (parallel test jobs, pods
+ * sharing a volume): one generates under a lock, the others find it done. */
 static int fetch_tiny(const char *pdir, uint64_t seed) {
-    char cmd[9000];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s/linux' '%s/cpython'", pdir, pdir);
+    char cmd[9000], lock[4300];
+    snprintf(lock, sizeof lock, "%s/.lock", pdir);
+    int lfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (lfd < 0 || flock(lfd, LOCK_EX) != 0) {
+        fprintf(stderr, "harness corpus: cannot lock %s: %s\n", lock, strerror(errno));
+        if (lfd >= 0)
+            close(lfd);
+        return -1;
+    }
+    int rc = tiny_up_to_date(pdir, seed) ? 0 : generate_tiny(pdir, seed, cmd, sizeof cmd);
+    close(lfd); /* releases the lock */
+    return rc;
+}
+
+static int generate_tiny(const char *pdir, uint64_t seed, char *cmd, size_t cmdlen) {
+    snprintf(cmd, cmdlen, "rm -rf '%s/linux' '%s/cpython' '%s/manifest.json'", pdir, pdir, pdir);
     if (run_sh(cmd) < 0)
         return -1;
     char root[4300];
