@@ -28,7 +28,7 @@ struct telemetry *telemetry_new(const struct config *cfg);
  * ignored. */
 #define TEL_MAX_COUNTERS 64
 struct tel_counter {
-    const char *group, *key; /* static strings: "s3", "bytes" */
+    const char *group, *key; /* static strings: a workload's name, a counter's key */
     int rate;
 };
 void telemetry_counters(struct telemetry *t, const char *name, const struct tel_counter *c,

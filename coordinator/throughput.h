@@ -3,8 +3,8 @@
  *
  * The telemetry series then holds, for every sample, each workload's
  * completed operations and errors in the interval, its operations per
- * second, and each counter it declares in bytes (WL_BYTES: S3's bytes,
- * search's bytes searched) as an increase and a rate:
+ * second, and each counter it declares in bytes (WL_BYTES: bytes received,
+ * bytes searched) as an increase and a rate:
  *   telemetry.series[i].workloads.<name>.{ops, ops_per_s, errors, <key>, <key>_per_s}
  * Generic over the workload descriptors: no workload is named here. The
  * last sample is taken after every worker is reaped, so each column sums
