@@ -1,6 +1,7 @@
 #!/bin/sh
-# containers/entrypoint.sh -- the compose demo's harness container: make the per-worker
-# cgroups possible, then fetch the corpus, prepare and run.
+# containers/entrypoint.sh [HARNESS ARGS...] -- the compose demo's harness container: make the
+# per-worker cgroups possible, then fetch the corpus, prepare and run; with arguments, run
+# ./harness with those instead (docker-compose run harness containers/entrypoint.sh ...).
 #
 # Docker mounts the container's cgroups read-only. The harness service gets CAP_SYS_ADMIN
 # (docker-compose.yml says why nothing narrower does) for one thing: remounting those mounts
@@ -35,6 +36,9 @@ fi
 
 # From here on without CAP_SYS_ADMIN.
 unpriv() { setpriv --bounding-set -sys_admin --inh-caps -sys_admin "$@"; }
+if [ $# -gt 0 ]; then
+    exec setpriv --bounding-set -sys_admin --inh-caps -sys_admin ./harness "$@"
+fi
 unpriv ./harness corpus fetch --profile "$AOPS_PROFILE"
 unpriv ./harness prepare --containers "$AOPS_CONTAINERS" --profile "$AOPS_PROFILE"
 exec setpriv --bounding-set -sys_admin --inh-caps -sys_admin \
