@@ -24,7 +24,7 @@ ro_cgroups=$(awk '{ for (i = 7; $i != "-"; i++); }
     $6 ~ /(^|,)ro(,|$)/ && ($(i + 1) == "cgroup2" || ($(i + 1) == "cgroup" && $(i + 3) ~ /(^|,)(memory|cpu)(,|$)/)) { print $5 }' /proc/self/mountinfo)
 for mp in $ro_cgroups; do
     err=$(mount -o remount,bind,rw "$mp" 2>&1) ||
-        die "cannot make $mp writable ($(echo "$err" | head -n1)): the harness service needs cap_add SYS_ADMIN (and security_opt apparmor:unconfined where AppArmor runs); see docker-compose.yml"
+        die "cannot make $mp writable ($(echo "$err" | head -n1)): the harness service needs cap_add SYS_ADMIN (and security_opt apparmor=unconfined where AppArmor runs); see docker-compose.yml"
 done
 
 if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
