@@ -3,7 +3,7 @@
 # and the checks need; `make demo` is the README's first command.
 
 CC      ?= gcc
-PKGS    := libcurl libmariadb libpcre2-8 liburing jansson
+PKGS    := libcurl libmariadb libpcre2-8 liburing jansson libcgroup
 CFLAGS  ?= -O2 -g
 # snprintf truncation is how bounded buffers are meant to behave here, not a bug.
 CFLAGS  += -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -D_GNU_SOURCE -pthread \
@@ -14,7 +14,7 @@ SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 CFLAGS  += -DAOPS_GIT='"$(VERSION)"' -DAOPS_CC='"$(shell $(CC) --version | head -1)"'
 
-SRCS    := $(wildcard coordinator/*.c containers/*.c workloads/*.c workloads/*/*.c)
+SRCS    := $(wildcard common/*.c coordinator/*.c containers/*.c workloads/*.c workloads/*/*.c)
 LIBSRCS := $(filter-out coordinator/main.c,$(SRCS))
 TESTS   := $(wildcard tests/unit/test_*.c)
 
@@ -22,7 +22,7 @@ OBJS     := $(LIBSRCS:%.c=build/rel/%.o)
 ASANOBJS := $(LIBSRCS:%.c=build/asan/%.o)
 UNITBINS := $(TESTS:tests/unit/%.c=build/asan/tests/%)
 
-.PHONY: all asan setup demo test unit integration format clean stack-up stack-down
+.PHONY: all asan setup demo test test-corpus test-v2 unit integration format clean stack-up stack-down
 all: harness
 
 harness: build/rel/coordinator/main.o build/rel/libaops.a
@@ -33,7 +33,7 @@ build/rel/libaops.a: $(OBJS)
 
 build/rel/%.o: %.c $(wildcard */*.h workloads/*/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -MMD -c -o $@ $<
+	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
 
 # AddressSanitizer + UBSan build of the harness and of the unit tests.
 asan: build/asan/harness $(UNITBINS)
@@ -50,7 +50,7 @@ build/asan/%.o: %.c $(wildcard */*.h workloads/*/*.h)
 
 build/asan/tests/%: tests/unit/%.c tests/unit/unit.h build/asan/libaops.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SAN) -Icoordinator -Iworkloads -Icontainers -o $@ $< build/asan/libaops.a $(LDLIBS)
+	$(CC) $(CFLAGS) $(SAN) -Icommon -Icoordinator -Iworkloads -Icontainers -o $@ $< build/asan/libaops.a $(LDLIBS)
 
 setup:
 	scripts/setup
@@ -66,11 +66,21 @@ demo:
 test: harness asan
 	tests/run
 
+# The ripgrep comparison on the real trees, every pattern (tens of minutes).
+test-corpus: harness
+	tests/run corpus
+
 unit: asan
 	tests/run unit
 
 integration: harness asan
 	tests/run integration
+
+# The cgroup layer on a real pure cgroup v2 kernel, in a qemu VM (this host is
+# a v1/v2 hybrid): Debian's cloud kernel with cgroup_no_v1=all, fetched once
+# into .local/vm. About 35 s with TCG.
+test-v2: harness
+	tests/vm/run-v2.sh
 
 format:
 	clang-format -i $(SRCS) $(wildcard */*.h workloads/*/*.h) $(TESTS)

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../coordinator/options.h"
-#include "../coordinator/util.h"
+#include "../coordinator/cmdline.h"
+#include "../common/util.h"
 #include "../workloads/workload.h"
 
 extern const struct workload db_workload;
@@ -51,8 +51,7 @@ int main(int argc, char **argv) {
     double secs = atof(argv[2]);
     struct config cfg;
     char err[512];
-    config_defaults(&cfg);
-    if (config_load_credentials(&cfg, err, sizeof err) < 0) {
+    if (options_load_env(&cfg, err, sizeof err) < 0) {
         fprintf(stderr, "db_point: %s\n", err);
         return 1;
     }

@@ -20,7 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "options.h"
+#include "cmdline.h"
 #include "s3_util.h"
 #include "util.h"
 #include "workload.h"
@@ -51,8 +51,8 @@ static int curl_config(const struct config *cfg, const char *path, unsigned id, 
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!f)
         return -1;
-    fprintf(f, "user = \"%s:%s\"\naws-sigv4 = \"aws:amz:%s:s3\"\n", cfg->s3_access_key,
-            cfg->s3_secret_key, cfg->s3_region);
+    fprintf(f, "user = \"%s:%s\"\naws-sigv4 = \"aws:amz:%s:s3\"\n", s3_opts(cfg)->access_key,
+            s3_opts(cfg)->secret_key, s3_opts(cfg)->region);
     fprintf(f, "header = \"x-amz-content-sha256: " S3_EMPTY_SHA256 "\"\nsilent\nshow-error\nfail\n");
     fprintf(f, "write-out = \"%%{size_download}\\n\"\n");
     for (unsigned j = 0; j < n; j++) {
@@ -67,16 +67,18 @@ static int curl_config(const struct config *cfg, const char *path, unsigned id, 
 int main(int argc, char **argv) {
     struct config cfg;
     char err[WL_ERRLEN];
-    config_defaults(&cfg);
-    if (config_load_credentials(&cfg, err, sizeof err) < 0) {
+    if (options_load_env(&cfg, err, sizeof err) < 0) {
         fprintf(stderr, "s3_get: %s\n", err);
         return 2;
     }
     cfg.profile = PROFILE_FULL; /* class 0: 1 MiB objects */
-    cfg.dataset = DATASET_SHARED;
     cfg.n = 1;
     const char *bucket = getenv("S3_BENCH_BUCKET");
-    snprintf(cfg.bucket, sizeof cfg.bucket, "%s", bucket ? bucket : "aops-bench");
+    if (options_set(&cfg, "dataset", "shared", err, sizeof err) < 0 ||
+        options_set(&cfg, "bucket", bucket ? bucket : "aops-bench", err, sizeof err) < 0) {
+        fprintf(stderr, "s3_get: %s\n", err);
+        return 2;
+    }
 
     if (argc == 3 && !strcmp(argv[1], "prepare")) {
         if (s3_prepare_ops(&cfg, (unsigned)atoi(argv[2]), err, sizeof err) < 0) {

@@ -1,121 +1,117 @@
-/* cgroup.c -- per-worker cgroups on v2 or v1, written through cgroupfs.
+/* cgroup.c -- per-worker cgroups on v2 or v1, through libcgroup.
  *
- * Where the controllers live is read from /proc/self/mountinfo and the
- * worker cgroups are made below the coordinator's own cgroup (from
- * /proc/self/cgroup), so a harness that itself runs inside a limited cgroup
- * (a CI sandbox, a container) stays inside it. The control files are written
- * directly: a handful of writes that read the same on v1 and v2, where
- * libcgroup's API would add its own configuration layer for no gain here.
+ * libcgroup does what it does well: it finds the controllers' mounts
+ * (cgroup_init, cgroup_get_subsys_mount_point), creates each worker's cgroup
+ * with its limits (cgroup_create_cgroup; on v2 it also hands the memory and
+ * cpu controllers down through cgroup.subtree_control), attaches the worker
+ * (cgroup_attach_task_pid), reads the OOM counters
+ * (cgroup_read_value_begin), lists and kills what is left in a cgroup
+ * (cgroup_get_procs) and deletes it (cgroup_delete_cgroup_ext), and walks a
+ * cgroup's children for stale ones (cgroup_walk_tree_begin).
  *
- * v2: memory.max (+ memory.swap.max = 0, so the limit is real RAM), cpu.max,
- * cgroup.procs, memory.events. v1: memory.limit_in_bytes (+ memsw when swap
- * accounting exists), cpu.cfs_quota_us, tasks, memory.oom_control. */
-#include <dirent.h>
+ * What libcgroup 2.0.2 gets wrong for this job is done here, each step named
+ * where it happens, and each found on a real run (README, "cgroups"):
+ *   - the process's own cgroup on pure v2: cgroup_get_current_controller_path
+ *     fails there (ECGOTHER); it is read from /proc/self/cgroup ("0::/...");
+ *   - the mount's root: in a container that shares the host's cgroup
+ *     namespace the mount already is the container's cgroup, and libcgroup
+ *     joins /proc/self/cgroup's path on top (cgroup_create_cgroup then fails
+ *     with ECGROUPNOTALLOWED); the root (mountinfo field 4) is stripped here,
+ *     and the names handed to libcgroup are relative to its own mount;
+ *   - v1 or v2: 2.0.2 has no call that says which; statfs of the mount does;
+ *   - swap: memory.swap.max (v2) and memory.memsw.limit_in_bytes (v1) do not
+ *     exist without swap accounting, and a value libcgroup cannot write fails
+ *     the whole create, so they are set by a second, best-effort modify;
+ *   - deletion: cgroup_delete_cgroup moves leftover tasks to the parent
+ *     (they would survive) through a `tasks` file that v2 does not have;
+ *     the harness kills the leftovers itself (cgroup_get_procs), then
+ *     deletes with EMPTY_ONLY so nothing is ever migrated -- which returns
+ *     0 and leaves a cgroup whose killed task is not torn down yet, so the
+ *     directory itself is checked until it is gone;
+ *   - on v2 a non-root cgroup that holds processes cannot hand controllers
+ *     to children ("no internal processes"): creating a worker cgroup in it
+ *     fails (EBUSY, or ENOENT when libcgroup's own subtree_control write
+ *     failed first), and the worker cgroups go below the root instead.
+ *
+ * v2: memory.max, cpu.max, memory.events. v1: memory.limit_in_bytes (memory
+ * hierarchy), cpu.cfs_period_us/cfs_quota_us (cpu hierarchy),
+ * memory.oom_control. */
 #include <errno.h>
-#include <fcntl.h>
+#include <libcgroup.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "cgroup.h"
+
+#ifndef CGROUP2_SUPER_MAGIC
+#define CGROUP2_SUPER_MAGIC 0x63677270
+#endif
 
 #define PATHLEN 512
 
 struct cgroups {
     enum cg_mode mode;
     unsigned n;
-    char mem_base[PATHLEN]; /* directory the worker cgroups are made in */
-    char cpu_base[PATHLEN]; /* v1 cpu controller's; empty when none or v2 */
-    char (*mem)[PATHLEN];   /* per worker */
-    char (*cpu)[PATHLEN];   /* v1 only, when a CPU limit is asked */
+    char mem_base[PATHLEN];    /* the worker cgroups' parent, relative to its hierarchy */
+    char cpu_base[PATHLEN];    /* v1 cpu hierarchy's, when a CPU limit is asked */
+    char mem_mnt[PATHLEN];     /* libcgroup's mount of the memory controller */
+    char cpu_mnt[PATHLEN];     /* and of v1's cpu controller */
+    struct cgroup **mem;       /* per worker: memory (and cpu on v2) */
+    struct cgroup **cpu;       /* per worker, v1 with a CPU limit only */
+    char (*mem_name)[PATHLEN]; /* their names: 2.0.2 does not export cgroup_get_cgroup_name */
+    char (*cpu_name)[PATHLEN];
     char desc[PATHLEN + 64];
 };
 
-static int write_file(const char *dir, const char *file, const char *val) {
-    char p[PATHLEN + 64];
-    snprintf(p, sizeof p, "%s/%s", dir, file);
-    int fd = open(p, O_WRONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    ssize_t w = write(fd, val, strlen(val));
-    int saved = errno;
-    close(fd);
-    errno = saved;
-    return w == (ssize_t)strlen(val) ? 0 : -1;
-}
+/* ---- where: the mounts and the process's own cgroup under them ---- */
 
-static int read_file(const char *dir, const char *file, char *buf, size_t len) {
-    char p[PATHLEN + 64];
-    snprintf(p, sizeof p, "%s/%s", dir, file);
-    int fd = open(p, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    ssize_t r = read(fd, buf, len - 1);
-    close(fd);
-    if (r < 0)
-        return -1;
-    buf[r] = 0;
-    return 0;
-}
-
-/* Mount points of the v1 memory and cpu controllers and of cgroup2, and the
- * cgroup each mount shows as its top directory (mountinfo field 4): "/" for a
- * mount of the whole hierarchy, the container's own cgroup for the mounts a
- * container engine gives a container that shares the host's cgroup namespace. */
-struct mounts {
-    char v1_memory[PATHLEN], v1_cpu[PATHLEN], v2[PATHLEN];
-    char v1_memory_root[PATHLEN], v1_cpu_root[PATHLEN], v2_root[PATHLEN];
-};
-
+/* Whether a list holds the word want: comma-separated (mount options,
+ * /proc/PID/cgroup) or space-separated (v2 cgroup.controllers). */
 static int has_opt(const char *opts, const char *want) {
     size_t l = strlen(want);
     for (const char *p = opts; (p = strstr(p, want)); p += l)
-        if ((p == opts || p[-1] == ',') && (p[l] == ',' || p[l] == 0 || p[l] == ' ' ||
-                                            p[l] == '\n'))
+        if ((p == opts || p[-1] == ',' || p[-1] == ' ') &&
+            (p[l] == ',' || p[l] == 0 || p[l] == ' ' || p[l] == '\n'))
             return 1;
     return 0;
 }
 
-static void find_mounts_in(const char *mountinfo, struct mounts *m) {
-    memset(m, 0, sizeof *m);
+/* A controller's mount in a mountinfo file: the first one, as libcgroup
+ * picks it ("" = cgroup2), its mount point and the cgroup it shows as its
+ * top directory (field 4). 0, or -1 when none. */
+static int find_mount(const char *mountinfo, const char *controller, char *mnt, char *root) {
     FILE *f = fopen(mountinfo, "r");
     if (!f)
-        return;
+        return -1;
     char line[2048];
-    while (fgets(line, sizeof line, f)) {
-        char root[PATHLEN], mnt[PATHLEN];
+    int found = -1;
+    while (found < 0 && fgets(line, sizeof line, f)) {
+        char r[PATHLEN], m[PATHLEN];
         /* id parent maj:min root mountpoint opts... - fstype source superopts */
-        if (sscanf(line, "%*s %*s %*s %511s %511s", root, mnt) != 2)
+        if (sscanf(line, "%*s %*s %*s %511s %511s", r, m) != 2)
             continue;
         char *dash = strstr(line, " - ");
-        if (!dash)
-            continue;
         char fstype[32], src[256], sopts[1024] = "";
-        if (sscanf(dash + 3, "%31s %255s %1023s", fstype, src, sopts) < 2)
+        if (!dash || sscanf(dash + 3, "%31s %255s %1023s", fstype, src, sopts) < 2)
             continue;
-        /* A later line is a mount on top of an earlier one: it wins. */
-        if (!strcmp(fstype, "cgroup2")) {
-            snprintf(m->v2, sizeof m->v2, "%s", mnt);
-            snprintf(m->v2_root, sizeof m->v2_root, "%s", root);
-        } else if (!strcmp(fstype, "cgroup")) {
-            if (has_opt(sopts, "memory")) {
-                snprintf(m->v1_memory, sizeof m->v1_memory, "%s", mnt);
-                snprintf(m->v1_memory_root, sizeof m->v1_memory_root, "%s", root);
-            }
-            if (has_opt(sopts, "cpu")) {
-                snprintf(m->v1_cpu, sizeof m->v1_cpu, "%s", mnt);
-                snprintf(m->v1_cpu_root, sizeof m->v1_cpu_root, "%s", root);
-            }
+        if (controller[0] ? !strcmp(fstype, "cgroup") && has_opt(sopts, controller)
+                          : !strcmp(fstype, "cgroup2")) {
+            snprintf(mnt, PATHLEN, "%s", m);
+            snprintf(root, PATHLEN, "%s", r);
+            found = 0;
         }
     }
     fclose(f);
+    return found;
 }
 
 /* A process's cgroup path (from a /proc/PID/cgroup file) for a v1
- * controller ("memory") or v2 (""). */
+ * controller ("memory") or v2 (""). libcgroup 2.0.2 reads the same file for
+ * v1 but cannot find the v2 line; read here for both so fixtures test it. */
 static void own_path_in(const char *file, const char *controller, char *out, size_t len) {
     snprintf(out, len, "/");
     FILE *f = fopen(file, "r");
@@ -130,8 +126,7 @@ static void own_path_in(const char *file, const char *controller, char *out, siz
             continue;
         *c2 = 0;
         const char *ctrls = c1 + 1;
-        int match = controller[0] ? has_opt(ctrls, controller) : ctrls[0] == 0;
-        if (match) {
+        if (controller[0] ? has_opt(ctrls, controller) : ctrls[0] == 0) {
             snprintf(out, len, "%s", c2 + 1);
             break;
         }
@@ -139,215 +134,301 @@ static void own_path_in(const char *file, const char *controller, char *out, siz
     fclose(f);
 }
 
-/* The directory of a process's cgroup under a mount: its path from the
- * /proc/PID/cgroup file less the part the mount already stands for (the
- * mount's root), below the mount point. Without stripping the root, a
- * container sharing the host's cgroup namespace would look for
- * /sys/fs/cgroup/memory/docker/<id>/docker/<id>. A path outside the mount's
- * root is joined whole (the mount then shows the hierarchy's top). */
-static void own_dir(const char *cgroup_file, const char *controller, const char *mnt,
-                    const char *mnt_root, char *out, size_t len) {
-    char own[PATHLEN];
-    own_path_in(cgroup_file, controller, own, sizeof own);
-    const char *rel = own;
+/* The process's cgroup relative to a mount: its path less the part the
+ * mount already stands for (the mount's root). A path outside the root is
+ * kept whole (the mount then shows the hierarchy's top). "/" for the top. */
+static void rel_to_mount(const char *own, const char *mnt_root, char *out, size_t len) {
     size_t rl = strlen(mnt_root);
+    const char *rel = own;
     if (rl > 1 && !strncmp(own, mnt_root, rl) && (own[rl] == 0 || own[rl] == '/'))
         rel = own[rl] ? own + rl : "/";
-    if (!strcmp(rel, "/"))
-        snprintf(out, len, "%s", mnt);
-    else
-        snprintf(out, len, "%s%s", mnt, rel);
+    snprintf(out, len, "%s", rel);
 }
 
-/* Where worker cgroups go, from a mountinfo and a /proc/PID/cgroup file. v1
- * (memory still on v1, as on hybrid hosts) wins over v2. */
+/* Where worker cgroups go, from a mountinfo and a /proc/PID/cgroup file: v1
+ * (memory still on v1, as on hybrid hosts) wins over v2. Paths relative to
+ * each controller's mount, and the mounts themselves. */
 struct place {
-    int mode;             /* CG_V1, CG_V2, 0 for none */
-    char mem[PATHLEN];    /* v1: memory directory; v2: own cgroup's directory */
-    char cpu[PATHLEN];    /* v1 cpu controller's directory, empty when not mounted */
-    char v2_top[PATHLEN]; /* v2 mount point, the fall-back base */
+    int mode;
+    char mem_mnt[PATHLEN], mem_rel[PATHLEN];
+    char cpu_mnt[PATHLEN], cpu_rel[PATHLEN]; /* v1 cpu; empty when not mounted */
 };
 
 static void locate(const char *mountinfo, const char *cgroup_file, struct place *pl) {
-    struct mounts m;
-    find_mounts_in(mountinfo, &m);
+    char root[PATHLEN], own[PATHLEN];
     memset(pl, 0, sizeof *pl);
-    if (m.v1_memory[0]) {
+    if (find_mount(mountinfo, "memory", pl->mem_mnt, root) == 0) {
         pl->mode = CG_V1;
-        own_dir(cgroup_file, "memory", m.v1_memory, m.v1_memory_root, pl->mem, sizeof pl->mem);
-        if (m.v1_cpu[0])
-            own_dir(cgroup_file, "cpu", m.v1_cpu, m.v1_cpu_root, pl->cpu, sizeof pl->cpu);
-    } else if (m.v2[0]) {
+        own_path_in(cgroup_file, "memory", own, sizeof own);
+        rel_to_mount(own, root, pl->mem_rel, sizeof pl->mem_rel);
+        if (find_mount(mountinfo, "cpu", pl->cpu_mnt, root) == 0) {
+            own_path_in(cgroup_file, "cpu", own, sizeof own);
+            rel_to_mount(own, root, pl->cpu_rel, sizeof pl->cpu_rel);
+        }
+    } else if (find_mount(mountinfo, "", pl->mem_mnt, root) == 0) {
         pl->mode = CG_V2;
-        own_dir(cgroup_file, "", m.v2, m.v2_root, pl->mem, sizeof pl->mem);
-        snprintf(pl->v2_top, sizeof pl->v2_top, "%s", m.v2);
+        own_path_in(cgroup_file, "", own, sizeof own);
+        rel_to_mount(own, root, pl->mem_rel, sizeof pl->mem_rel);
     }
 }
 
-#define SELF_MOUNTINFO "/proc/self/mountinfo"
-#define SELF_CGROUP "/proc/self/cgroup"
-
-static int v2_has_memory(const char *dir) {
-    char buf[512];
-    return read_file(dir, "cgroup.controllers", buf, sizeof buf) == 0 && has_opt(buf, "memory") ? 1
-           : 0;
+static void join_path(char *out, size_t len, const char *mnt, const char *rel) {
+    snprintf(out, len, "%s%s", mnt, strcmp(rel, "/") ? rel : "");
 }
 
-/* v2: the controllers must be enabled in the parent's subtree_control. That
- * fails in a non-root cgroup holding processes, so fall back to the root. */
-static int v2_pick_base(const struct place *pl, int want_cpu, char *base, size_t len) {
-    const char *cand[2] = {pl->mem, pl->v2_top};
-    for (int i = 0; i < 2; i++) {
-        if (!v2_has_memory(cand[i]))
-            continue;
-        if (write_file(cand[i], "cgroup.subtree_control", "+memory") != 0)
-            continue;
-        if (want_cpu && write_file(cand[i], "cgroup.subtree_control", "+cpu") != 0)
-            continue;
-        snprintf(base, len, "%s", cand[i]);
+int cgroups_probe_files(const char *mountinfo, const char *cgroup_file, char *mem_dir,
+                        char *cpu_dir, size_t len) {
+    struct place pl;
+    locate(mountinfo, cgroup_file, &pl);
+    join_path(mem_dir, len, pl.mem_mnt, pl.mem_rel);
+    cpu_dir[0] = 0;
+    if (pl.cpu_mnt[0])
+        join_path(cpu_dir, len, pl.cpu_mnt, pl.cpu_rel);
+    return pl.mode;
+}
+
+int cgroups_v2_has_controller(const char *dir, const char *name) {
+    char p[PATHLEN + 32], buf[512];
+    snprintf(p, sizeof p, "%s/cgroup.controllers", dir);
+    FILE *f = fopen(p, "r");
+    if (!f)
         return 0;
-    }
-    return -1;
+    size_t k = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[k] = 0;
+    return has_opt(buf, name);
 }
 
-static void kill_tasks(const char *dir, const char *file) {
-    char buf[65536];
-    if (read_file(dir, file, buf, sizeof buf) != 0)
+/* libcgroup's mounts, checked against mountinfo: the same first mount is
+ * what locate() reads (its root is what libcgroup does not strip). */
+static int libcgroup_mounts(struct place *pl, char *err, size_t errlen) {
+    int rc = cgroup_init();
+    if (rc != 0) {
+        snprintf(err, errlen, "libcgroup cannot find any cgroup mount (%s); pass --no-cgroups",
+                 cgroup_strerror(rc));
+        return -1;
+    }
+    locate("/proc/self/mountinfo", "/proc/self/cgroup", pl);
+    char *m = NULL;
+    if (pl->mode == 0 || cgroup_get_subsys_mount_point("memory", &m) != 0 || !m) {
+        snprintf(err, errlen,
+                 "no cgroup memory controller is mounted (neither v2 nor v1); pass --no-cgroups");
+        free(m);
+        return -1;
+    }
+    /* 2.0.2 has no call for the hierarchy's version: the mount's type says it. */
+    struct statfs sf;
+    int v2 = statfs(m, &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC;
+    if (v2 != (pl->mode == CG_V2) || strcmp(m, pl->mem_mnt)) {
+        snprintf(err, errlen,
+                 "libcgroup's memory mount %s (v%d) is not the one /proc/self/mountinfo lists "
+                 "first (%s)",
+                 m, v2 ? 2 : 1, pl->mem_mnt);
+        free(m);
+        return -1;
+    }
+    free(m);
+    return 0;
+}
+
+/* ---- create, attach, read, delete ---- */
+
+/* SIGKILL every process in a cgroup; how many there were. */
+static int kill_procs(const char *mnt, const char *name, const char *controller) {
+    pid_t *pids = NULL;
+    int n = 0;
+    if (cgroup_get_procs((char *)name, (char *)controller, &pids, &n) == 0 && n > 0) {
+        for (int k = 0; k < n; k++)
+            kill(pids[k], SIGKILL);
+        free(pids);
+        return n;
+    }
+    free(pids);
+    n = 0;
+    /* Nobody listed, or libcgroup could not read the list: the kernel's
+     * cgroup.procs itself, so a leftover is never missed. */
+    char path[2 * PATHLEN + 32];
+    snprintf(path, sizeof path, "%s%s/cgroup.procs", mnt, name);
+    FILE *f = fopen(path, "r");
+    long pid;
+    while (f && fscanf(f, "%ld", &pid) == 1) {
+        kill((pid_t)pid, SIGKILL);
+        n++;
+    }
+    if (f)
+        fclose(f);
+    return n;
+}
+
+/* Kill what is left in a cgroup and delete it; retries while the kernel
+ * tears the killed tasks down. */
+static void delete_cgroup(struct cgroup *cg, const char *mnt, const char *name,
+                          const char *controller) {
+    if (!cg)
         return;
-    for (char *p = buf; *p;) {
-        long pid = strtol(p, &p, 10);
-        if (pid > 0)
-            kill((pid_t)pid, SIGKILL);
-        while (*p == '\n')
-            p++;
-        if (*p && (*p < '0' || *p > '9'))
-            break;
+    char dir[2 * PATHLEN + 8];
+    snprintf(dir, sizeof dir, "%s%s", mnt, name);
+    for (int i = 0; i < 200 && access(dir, F_OK) == 0; i++) {
+        kill_procs(mnt, name, controller);
+        /* EMPTY_ONLY: never migrate a survivor to the parent. With it, 2.0.2
+         * returns 0 and leaves a cgroup that is not empty yet (a killed
+         * task not torn down): the directory itself says when it is gone. */
+        int rc =
+            cgroup_delete_cgroup_ext(cg, CGFLAG_DELETE_EMPTY_ONLY | CGFLAG_DELETE_IGNORE_MIGRATION);
+        if (rc != 0 && rc != ECGNONEMPTY && cgroup_get_last_errno() != EBUSY)
+            break; /* not ours to delete: nothing will change */
+        if (access(dir, F_OK) == 0)
+            usleep(10000);
     }
-}
-
-/* rmdir, killing what is left inside first; retries while the kernel
- * finishes tearing the killed tasks down. */
-static void remove_dir(const char *dir, const char *tasks_file) {
-    for (int i = 0; i < 200; i++) {
-        if (rmdir(dir) == 0 || errno == ENOENT)
-            return;
-        if (errno != EBUSY)
-            return;
-        kill_tasks(dir, tasks_file);
-        usleep(10000);
-    }
+    cgroup_free(&cg);
 }
 
 void cgroups_destroy(struct cgroups *cg) {
     if (!cg)
         return;
-    const char *tasks = cg->mode == CG_V2 ? "cgroup.procs" : "tasks";
     for (unsigned i = 0; i < cg->n; i++) {
-        if (cg->mem && cg->mem[i][0])
-            remove_dir(cg->mem[i], tasks);
-        if (cg->cpu && cg->cpu[i][0])
-            remove_dir(cg->cpu[i], "tasks");
+        if (cg->mem)
+            delete_cgroup(cg->mem[i], cg->mem_mnt, cg->mem_name[i], "memory");
+        if (cg->cpu)
+            delete_cgroup(cg->cpu[i], cg->cpu_mnt, cg->cpu_name[i], "cpu");
     }
     free(cg->mem);
     free(cg->cpu);
+    free(cg->mem_name);
+    free(cg->cpu_name);
     free(cg);
 }
 
-struct cgroups *cgroups_create(unsigned run, unsigned n, uint64_t mem_bytes, double cpus,
-                               char *err, size_t errlen) {
-    struct place pl;
-    locate(SELF_MOUNTINFO, SELF_CGROUP, &pl);
-    struct cgroups *cg = calloc(1, sizeof *cg);
-    if (!cg) {
+static void name_of(char *out, size_t len, const char *base, unsigned run, unsigned i) {
+    snprintf(out, len, "%.400s/aops-%u-%u", strcmp(base, "/") ? base : "", run, i);
+}
+
+/* One worker's cgroup in base (relative to the memory hierarchy), with its
+ * limits. NULL with err (libcgroup's words) and errno. */
+static struct cgroup *make_mem(struct cgroups *cg, const char *base, unsigned run, unsigned i,
+                               uint64_t mem_bytes, double cpus, char *err, size_t errlen) {
+    char *name = cg->mem_name[i], val[64];
+    name_of(name, PATHLEN, base, run, i);
+    struct cgroup *g = cgroup_new_cgroup(name);
+    struct cgroup_controller *m = g ? cgroup_add_controller(g, "memory") : NULL;
+    if (!m) {
         snprintf(err, errlen, "out of memory");
+        cgroup_free(&g);
         return NULL;
     }
-    cg->mem = calloc(n, sizeof *cg->mem);
-    if (cpus > 0)
-        cg->cpu = calloc(n, sizeof *cg->cpu);
-    if (!cg->mem || (cpus > 0 && !cg->cpu)) {
+    snprintf(val, sizeof val, "%llu", (unsigned long long)mem_bytes);
+    cgroup_add_value_string(m, cg->mode == CG_V2 ? "memory.max" : "memory.limit_in_bytes", val);
+    if (cg->mode == CG_V2 && cpus > 0) {
+        const long period = 100000;
+        snprintf(val, sizeof val, "%ld %ld", (long)(cpus * period + 0.5), period);
+        struct cgroup_controller *c = cgroup_add_controller(g, "cpu");
+        if (c)
+            cgroup_add_value_string(c, "cpu.max", val);
+    }
+    int rc = cgroup_create_cgroup(g, 0);
+    if (rc != 0) {
+        int e = cgroup_get_last_errno();
+        snprintf(err, errlen, "cannot create cgroup %s%s: %s%s%s", cg->mem_mnt, name,
+                 cgroup_strerror(rc), e ? ": " : "", e ? strerror(e) : "");
+        cgroup_free(&g);
+        errno = e;
+        return NULL;
+    }
+    /* No swap: the limit is RAM. A second modify, as the file is absent
+     * without swap accounting and libcgroup fails a create it cannot write. */
+    struct cgroup *s = cgroup_new_cgroup(name);
+    struct cgroup_controller *sm = s ? cgroup_add_controller(s, "memory") : NULL;
+    if (sm) {
+        if (cg->mode == CG_V2)
+            cgroup_add_value_string(sm, "memory.swap.max", "0");
+        else {
+            snprintf(val, sizeof val, "%llu", (unsigned long long)mem_bytes);
+            cgroup_add_value_string(sm, "memory.memsw.limit_in_bytes", val);
+        }
+        cgroup_modify_cgroup(s);
+    }
+    cgroup_free(&s);
+    return g;
+}
+
+static struct cgroup *make_cpu(struct cgroups *cg, unsigned run, unsigned i, double cpus, char *err,
+                               size_t errlen) {
+    char *name = cg->cpu_name[i], val[64];
+    const long period = 100000;
+    name_of(name, PATHLEN, cg->cpu_base, run, i);
+    struct cgroup *g = cgroup_new_cgroup(name);
+    struct cgroup_controller *c = g ? cgroup_add_controller(g, "cpu") : NULL;
+    if (!c) {
+        snprintf(err, errlen, "out of memory");
+        cgroup_free(&g);
+        return NULL;
+    }
+    snprintf(val, sizeof val, "%ld", period);
+    cgroup_add_value_string(c, "cpu.cfs_period_us", val);
+    snprintf(val, sizeof val, "%ld", (long)(cpus * period + 0.5));
+    cgroup_add_value_string(c, "cpu.cfs_quota_us", val);
+    int rc = cgroup_create_cgroup(g, 0);
+    if (rc != 0) {
+        snprintf(err, errlen, "cannot set the CPU limit of worker %u (cgroup %s): %s", i, name,
+                 cgroup_strerror(rc));
+        cgroup_free(&g);
+        return NULL;
+    }
+    return g;
+}
+
+struct cgroups *cgroups_create(unsigned run, unsigned n, uint64_t mem_bytes, double cpus, char *err,
+                               size_t errlen) {
+    struct place pl;
+    if (libcgroup_mounts(&pl, err, errlen) != 0)
+        return NULL;
+    struct cgroups *cg = calloc(1, sizeof *cg);
+    if (!cg || !(cg->mem = calloc(n, sizeof *cg->mem)) ||
+        !(cg->mem_name = calloc(n, sizeof *cg->mem_name)) ||
+        (cpus > 0 && pl.mode == CG_V1 &&
+         (!(cg->cpu = calloc(n, sizeof *cg->cpu)) ||
+          !(cg->cpu_name = calloc(n, sizeof *cg->cpu_name))))) {
         snprintf(err, errlen, "out of memory");
         goto fail;
     }
-    if (pl.mode == CG_V1) {
-        cg->mode = CG_V1;
-        snprintf(cg->mem_base, sizeof cg->mem_base, "%s", pl.mem);
-        if (cpus > 0) {
-            if (!pl.cpu[0]) {
-                snprintf(err, errlen, "--cpus-per-container: no cpu cgroup controller is mounted");
-                goto fail;
-            }
-            snprintf(cg->cpu_base, sizeof cg->cpu_base, "%s", pl.cpu);
-        }
-    } else if (pl.mode == CG_V2) {
-        cg->mode = CG_V2;
-        if (v2_pick_base(&pl, cpus > 0, cg->mem_base, sizeof cg->mem_base) != 0) {
-            snprintf(err, errlen,
-                     "cannot enable the cgroup v2 memory%s controller under %s (%s); run as root "
-                     "or pass --no-cgroups",
-                     cpus > 0 ? " and cpu" : "", pl.v2_top, strerror(errno));
+    cg->mode = pl.mode;
+    snprintf(cg->mem_mnt, sizeof cg->mem_mnt, "%s", pl.mem_mnt);
+    snprintf(cg->mem_base, sizeof cg->mem_base, "%s", pl.mem_rel);
+    if (cg->mode == CG_V1 && cpus > 0) {
+        if (!pl.cpu_mnt[0]) {
+            snprintf(err, errlen, "--cpus-per-container: no cpu cgroup controller is mounted");
             goto fail;
         }
-    } else {
-        snprintf(err, errlen,
-                 "no cgroup memory controller is mounted (neither v2 nor v1); pass --no-cgroups");
-        goto fail;
+        snprintf(cg->cpu_base, sizeof cg->cpu_base, "%s", pl.cpu_rel);
+        snprintf(cg->cpu_mnt, sizeof cg->cpu_mnt, "%s", pl.cpu_mnt);
     }
-    snprintf(cg->desc, sizeof cg->desc, "cgroup %s under %s", cg->mode == CG_V2 ? "v2" : "v1",
-             cg->mem_base);
-
-    char val[64];
     for (unsigned i = 0; i < n; i++) {
-        snprintf(cg->mem[i], PATHLEN, "%s/aops-%u-%u", cg->mem_base, run, i);
-        if (mkdir(cg->mem[i], 0755) != 0 && errno != EEXIST) {
-            snprintf(err, errlen, "cannot create cgroup %s: %s%s", cg->mem[i], strerror(errno),
-                     errno == EACCES || errno == EPERM ? " (run as root or pass --no-cgroups)"
-                                                       : "");
-            cg->mem[i][0] = 0;
+        cg->mem[i] = make_mem(cg, cg->mem_base, run, i, mem_bytes, cpus, err, errlen);
+        if (!cg->mem[i] && i == 0 && cg->mode == CG_V2 && strcmp(cg->mem_base, "/")) {
+            /* Our own v2 cgroup holds processes, so it cannot hand controllers
+             * down: the workers go below the hierarchy's root. */
+            snprintf(cg->mem_base, sizeof cg->mem_base, "/");
+            cg->mem[i] = make_mem(cg, cg->mem_base, run, i, mem_bytes, cpus, err, errlen);
+        }
+        if (!cg->mem[i]) {
+            if (errno == EACCES || errno == EPERM || errno == EROFS) {
+                size_t l = strlen(err);
+                snprintf(err + l, errlen - l,
+                         errno == EROFS ? " (the cgroup mount is read-only: in a container, "
+                                          "mount the hierarchy afresh there; see "
+                                          "docker-compose.yml)"
+                                        : " (run as root or pass --no-cgroups)");
+            }
             cg->n = i;
             goto fail;
         }
         cg->n = i + 1;
-        snprintf(val, sizeof val, "%llu", (unsigned long long)mem_bytes);
-        int rc;
-        if (cg->mode == CG_V2) {
-            rc = write_file(cg->mem[i], "memory.max", val);
-            write_file(cg->mem[i], "memory.swap.max", "0"); /* absent without swap: fine */
-        } else {
-            rc = write_file(cg->mem[i], "memory.limit_in_bytes", val);
-            write_file(cg->mem[i], "memory.memsw.limit_in_bytes", val);
-        }
-        if (rc != 0) {
-            snprintf(err, errlen, "cannot set the memory limit of %s: %s", cg->mem[i],
-                     strerror(errno));
+        if (cg->cpu && !(cg->cpu[i] = make_cpu(cg, run, i, cpus, err, errlen)))
             goto fail;
-        }
-        if (cpus > 0) {
-            const long period = 100000;
-            long quota = (long)(cpus * period + 0.5);
-            if (cg->mode == CG_V2) {
-                snprintf(val, sizeof val, "%ld %ld", quota, period);
-                rc = write_file(cg->mem[i], "cpu.max", val);
-            } else {
-                snprintf(cg->cpu[i], PATHLEN, "%s/aops-%u-%u", cg->cpu_base, run, i);
-                if (mkdir(cg->cpu[i], 0755) != 0 && errno != EEXIST) {
-                    snprintf(err, errlen, "cannot create cgroup %s: %s", cg->cpu[i],
-                             strerror(errno));
-                    cg->cpu[i][0] = 0;
-                    goto fail;
-                }
-                snprintf(val, sizeof val, "%ld", period);
-                rc = write_file(cg->cpu[i], "cpu.cfs_period_us", val);
-                snprintf(val, sizeof val, "%ld", quota);
-                rc = rc ? rc : write_file(cg->cpu[i], "cpu.cfs_quota_us", val);
-            }
-            if (rc != 0) {
-                snprintf(err, errlen, "cannot set the CPU limit of worker %u: %s", i,
-                         strerror(errno));
-                goto fail;
-            }
-        }
     }
+    snprintf(cg->desc, sizeof cg->desc, "cgroup %s under %s%s (libcgroup)",
+             cg->mode == CG_V2 ? "v2" : "v1", cg->mem_mnt,
+             strcmp(cg->mem_base, "/") ? cg->mem_base : "");
     return cg;
 fail:
     cgroups_destroy(cg);
@@ -355,39 +436,47 @@ fail:
 }
 
 int cgroups_attach_self(const struct cgroups *cg, unsigned i) {
-    char pid[32];
-    snprintf(pid, sizeof pid, "%d", (int)getpid());
-    if (cg->mode == CG_V2)
-        return write_file(cg->mem[i], "cgroup.procs", pid);
-    if (write_file(cg->mem[i], "tasks", pid) != 0)
+    if (cgroup_attach_task_pid(cg->mem[i], getpid()) != 0)
         return -1;
-    if (cg->cpu && cg->cpu[i][0] && write_file(cg->cpu[i], "tasks", pid) != 0)
+    if (cg->cpu && cg->cpu[i] && cgroup_attach_task_pid(cg->cpu[i], getpid()) != 0)
         return -1;
     return 0;
 }
 
 int cgroups_oom_killed(const struct cgroups *cg, unsigned i) {
-    char buf[1024];
+    char line[256];
+    void *h = NULL;
     const char *file = cg->mode == CG_V2 ? "memory.events" : "memory.oom_control";
-    if (read_file(cg->mem[i], file, buf, sizeof buf) != 0)
-        return -1;
-    char *p = strstr(buf, "oom_kill ");
-    if (!p)
-        return -1;
-    return atoll(p + 9) > 0;
-}
-
-enum cg_mode cgroups_mode(const struct cgroups *cg) {
-    return cg->mode;
+    int rc =
+        cgroup_read_value_begin("memory", cg->mem_name[i], (char *)file, &h, line, sizeof line);
+    int killed = -1;
+    while (rc == 0) {
+        if (!strncmp(line, "oom_kill ", 9))
+            killed = atoll(line + 9) > 0;
+        rc = cgroup_read_value_next(&h, line, sizeof line);
+    }
+    if (h)
+        cgroup_read_value_end(&h);
+    return killed;
 }
 
 const char *cgroups_describe(const struct cgroups *cg) {
     return cg->desc;
 }
 
-const char *cgroups_memory_path(const struct cgroups *cg, unsigned i) {
-    return cg->mem[i];
+enum cg_mode cgroups_mode(const struct cgroups *cg) {
+    return cg->mode;
 }
+
+int cgroups_cpu_dir(const struct cgroups *cg, unsigned i, char *out, size_t len) {
+    const char *mnt = cg->mode == CG_V2 ? cg->mem_mnt : cg->cpu_mnt;
+    const char *name = cg->mode == CG_V2 ? cg->mem_name[i] : cg->cpu ? cg->cpu_name[i] : "";
+    if (i >= cg->n || !name[0])
+        return -1;
+    return snprintf(out, len, "%s%s", mnt, name) < (int)len ? 0 : -1;
+}
+
+/* ---- stale cgroups of a coordinator that is gone ---- */
 
 /* A coordinator is alive while its pid exists. A reused pid only keeps a
  * stale cgroup for one more run; taking a live run's cgroups would be worse. */
@@ -395,52 +484,45 @@ static int coordinator_alive(unsigned pid) {
     return kill((pid_t)pid, 0) == 0 || errno == EPERM;
 }
 
-static int sweep_dir(const char *base, const char *tasks) {
-    DIR *d = opendir(base);
-    if (!d)
-        return 0;
-    int removed = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
+/* Delete base's children named aops-<dead pid>-<i> in controller's hierarchy. */
+static int sweep(const char *controller, const char *mnt, const char *base) {
+    void *h = NULL;
+    struct cgroup_file_info info;
+    int lvl, removed = 0;
+    char stale[64][PATHLEN];
+    int nstale = 0;
+    int rc = cgroup_walk_tree_begin(controller, base, 1, &h, &info, &lvl);
+    int started = rc == 0; /* after a failed begin, end() may crash (iterators.h) */
+    while (rc == 0) {
         unsigned pid, idx;
-        if (sscanf(e->d_name, "aops-%u-%u", &pid, &idx) != 2 || coordinator_alive(pid))
-            continue;
-        char dir[PATHLEN + 300];
-        snprintf(dir, sizeof dir, "%s/%s", base, e->d_name);
-        remove_dir(dir, tasks);
-        removed++;
+        if (info.type == CGROUP_FILE_TYPE_DIR && info.depth == 1 &&
+            sscanf(info.path, "aops-%u-%u", &pid, &idx) == 2 && !coordinator_alive(pid) &&
+            nstale < 64)
+            snprintf(stale[nstale++], PATHLEN, "%s/%s", strcmp(base, "/") ? base : "", info.path);
+        rc = cgroup_walk_tree_next(1, &h, &info, lvl);
     }
-    closedir(d);
+    if (started)
+        cgroup_walk_tree_end(&h);
+    for (int k = 0; k < nstale; k++) {
+        struct cgroup *g = cgroup_new_cgroup(stale[k]);
+        if (g && cgroup_add_controller(g, controller)) {
+            delete_cgroup(g, mnt, stale[k], controller);
+            removed++;
+        } else
+            cgroup_free(&g);
+    }
     return removed;
 }
 
 int cgroups_remove_stale(void) {
-    struct mounts m;
-    find_mounts_in(SELF_MOUNTINFO, &m);
-    char base[PATHLEN];
-    int removed = 0;
-    if (m.v1_memory[0]) {
-        own_dir(SELF_CGROUP, "memory", m.v1_memory, m.v1_memory_root, base, sizeof base);
-        removed += sweep_dir(base, "tasks");
-    }
-    if (m.v1_cpu[0]) {
-        own_dir(SELF_CGROUP, "cpu", m.v1_cpu, m.v1_cpu_root, base, sizeof base);
-        removed += sweep_dir(base, "tasks");
-    }
-    if (m.v2[0]) {
-        own_dir(SELF_CGROUP, "", m.v2, m.v2_root, base, sizeof base);
-        removed += sweep_dir(base, "cgroup.procs");
-        if (strcmp(base, m.v2) != 0) /* v2's fall-back base */
-            removed += sweep_dir(m.v2, "cgroup.procs");
-    }
-    return removed;
-}
-
-int cgroups_probe_files(const char *mountinfo, const char *cgroup_file, char *mem_dir,
-                        char *cpu_dir, size_t len) {
     struct place pl;
-    locate(mountinfo, cgroup_file, &pl);
-    snprintf(mem_dir, len, "%s", pl.mem);
-    snprintf(cpu_dir, len, "%s", pl.cpu);
-    return pl.mode;
+    char err[256];
+    if (libcgroup_mounts(&pl, err, sizeof err) != 0)
+        return 0;
+    int removed = sweep("memory", pl.mem_mnt, pl.mem_rel);
+    if (pl.mode == CG_V2 && strcmp(pl.mem_rel, "/"))
+        removed += sweep("memory", pl.mem_mnt, "/"); /* v2's fall-back base */
+    if (pl.mode == CG_V1 && pl.cpu_mnt[0])
+        removed += sweep("cpu", pl.cpu_mnt, pl.cpu_rel);
+    return removed;
 }

@@ -26,8 +26,8 @@ int cgroups_oom_killed(const struct cgroups *cg, unsigned i);
 /* Remove every cgroup of the run (their tasks must have been reaped). */
 void cgroups_destroy(struct cgroups *cg);
 
-enum cg_mode cgroups_mode(const struct cgroups *cg);
-const char *cgroups_describe(const struct cgroups *cg); /* "v1 memory,cpu at ..." */
+/* "cgroup v1 under /sys/fs/cgroup/memory/... (libcgroup)" */
+const char *cgroups_describe(const struct cgroups *cg);
 
 /* Remove aops-* cgroups whose coordinator is gone (a crashed run). Returns
  * how many were removed. */
@@ -40,7 +40,13 @@ int cgroups_remove_stale(void);
 int cgroups_probe_files(const char *mountinfo, const char *cgroup_file, char *mem_dir,
                         char *cpu_dir, size_t len);
 
-/* For tests: the directory of worker i's cgroup for the memory controller. */
-const char *cgroups_memory_path(const struct cgroups *cg, unsigned i);
+/* For tests: whether DIR/cgroup.controllers (v2) lists controller NAME. */
+int cgroups_v2_has_controller(const char *dir, const char *name);
+
+/* cgroup_acct.c: the mode, and the directory that accounts worker i's CPU
+ * time: on v2 its cgroup, on v1 its cpu cgroup when it has a CPU limit. 0
+ * with out set, -1 when it has none. */
+enum cg_mode cgroups_mode(const struct cgroups *cg);
+int cgroups_cpu_dir(const struct cgroups *cg, unsigned i, char *out, size_t len);
 
 #endif

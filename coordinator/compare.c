@@ -17,7 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../workloads/workload.h"
 #include "commands.h"
+#include "report_attrib.h"
+#include "merge.h"
 #include "report_html.h"
 
 #define MAX_RUNS 26
@@ -210,6 +213,33 @@ static void inventory_diffs(const struct run *runs, int n, json_t *out) {
     }
 }
 
+/* A workload's own figures, as its descriptor declares them: each counter,
+ * and the mean and p95 of each of its other histograms. */
+#define MAX_WL_ROWS (WL_MAX_COUNTERS + 2 * WL_MAX_HISTS)
+struct wl_rows {
+    size_t n;
+    char name[MAX_WL_ROWS][96], path[MAX_WL_ROWS][160];
+    int dec[MAX_WL_ROWS];
+};
+
+static void workload_rows(const char *wl, struct wl_rows *fr) {
+    const struct workload *d = workload_find(wl);
+    fr->n = 0;
+    for (unsigned c = 0; d && c < d->ncounters; c++, fr->n++) {
+        snprintf(fr->name[fr->n], sizeof fr->name[0], "  %s %s", wl, d->counters[c].title);
+        snprintf(fr->path[fr->n], sizeof fr->path[0], "workloads.%s.%s", wl, d->counters[c].key);
+        fr->dec[fr->n] = 0;
+    }
+    for (unsigned h = 0; d && h < d->nhists; h++)
+        for (int s = 0; s < 2; s++, fr->n++) {
+            snprintf(fr->name[fr->n], sizeof fr->name[0], "  %s %s %s ms", wl, d->hists[h].title,
+                     s ? "p95" : "mean");
+            snprintf(fr->path[fr->n], sizeof fr->path[0], "workloads.%s.%s.%s", wl,
+                     d->hists[h].key, s ? "p95" : "mean");
+            fr->dec[fr->n] = 3;
+        }
+}
+
 /* ---- text ---- */
 
 static void text_cell(char *out, size_t len, double v, double base, int dec, int first) {
@@ -271,6 +301,22 @@ static void print_text(const struct run *runs, int n, int priced, const json_t *
                 v[i] = jnum(runs[i].r, k);
             text_row(n, name, v, 3);
         }
+        struct wl_rows fr;
+        workload_rows(WL[w], &fr);
+        for (size_t f = 0; f < fr.n; f++) {
+            for (int i = 0; i < n; i++)
+                v[i] = jnum(runs[i].r, fr.path[f]);
+            text_row(n, fr.name[f], v, fr.dec[f]);
+        }
+    }
+    char an[64][ATTRIB_ROW_NAME], ap[64][ATTRIB_ROW_PATH];
+    size_t na = attrib_compare_rows(runs[0].r, an, ap, 64);
+    if (na)
+        printf("CPU seconds per operation by component (lower is better)\n");
+    for (size_t a = 0; a < na; a++) {
+        for (int i = 0; i < n; i++)
+            v[i] = jnum(runs[i].r, ap[a]);
+        text_row(n, an[a], v, 6);
     }
     for (int i = 1; i < n; i++) {
         printf("\n%s vs A: AOPS %.2f×, per-core %.2f×", runs[i].label,
@@ -291,6 +337,11 @@ static void print_text(const struct run *runs, int n, int priced, const json_t *
     if (json_array_size(notes))
         printf("\nnotes:\n");
     json_array_foreach(notes, i, s) printf("  %s\n", json_string_value(s));
+    for (int k = 0; k < n; k++) /* merged results: their hosts */
+        if (json_array_size(json_object_get(runs[k].r, "shards"))) {
+            printf("\n%s (%s):\n", runs[k].label, runs[k].name);
+            shards_print(runs[k].r, stdout);
+        }
 }
 
 /* ---- HTML ---- */
@@ -404,21 +455,43 @@ static void write_html(const char *path, const struct run *runs, int n, int pric
                 v[j] = jnum(runs[j].r, k);
             html_row(&b, n, name, k, v, 3);
         }
+        struct wl_rows fr;
+        workload_rows(WL[w], &fr);
+        for (size_t f = 0; f < fr.n; f++) {
+            for (int j = 0; j < n; j++)
+                v[j] = jnum(runs[j].r, fr.path[f]);
+            html_row(&b, n, fr.name[f] + 2, fr.path[f], v, fr.dec[f]);
+        }
+    }
+    char an[64][ATTRIB_ROW_NAME], ap[64][ATTRIB_ROW_PATH];
+    size_t na = attrib_compare_rows(runs[0].r, an, ap, 64);
+    if (na)
+        sb_printf(&b, "<tr><th colspan=\"%d\">CPU seconds per operation by component (lower is "
+                      "better)</th></tr>\n", 2 * n);
+    for (size_t a = 0; a < na; a++) {
+        for (int j = 0; j < n; j++)
+            v[j] = jnum(runs[j].r, ap[a]);
+        html_row(&b, n, an[a] + 2, ap[a], v, 6);
     }
     sb_puts(&b, "</table>\n<div class=\"grid2\">\n");
 
     const char *labels[MAX_RUNS];
     for (int j = 0; j < n; j++)
         labels[j] = runs[j].label;
-    static const struct {
-        const char *id, *title, *unit, *path;
-    } C[] = {{"compare-aops", "AOPS", "AOPS", "totals.aops"},
-             {"compare-aops-per-core", "per-core AOPS", "AOPS/core", "totals.aops_per_core"},
-             {"compare-aops-per-watt", "AOPS per watt", "AOPS/W", "totals.aops_per_watt"},
-             {"compare-s3-p95", "S3 GET p95 latency", "ms", "workloads.s3.latency_ms.p95"},
-             {"compare-db-p95", "MariaDB query p95 latency", "ms", "workloads.db.latency_ms.p95"},
-             {"compare-search-p95", "code search p95 latency", "ms", "workloads.search.latency_ms.p95"}};
-    for (size_t c = 0; c < sizeof C / sizeof C[0]; c++) {
+    struct chart {
+        char id[96], title[160], path[160];
+        const char *unit;
+    } C[3 + MAX_WL] = {{"compare-aops", "AOPS", "totals.aops", "AOPS"},
+                       {"compare-aops-per-core", "per-core AOPS", "totals.aops_per_core", "AOPS/core"},
+                       {"compare-aops-per-watt", "AOPS per watt", "totals.aops_per_watt", "AOPS/W"}};
+    size_t nc = 3;
+    for (size_t w = 0; w < nw; w++, nc++) { /* a p95 chart per workload */
+        snprintf(C[nc].id, sizeof C[nc].id, "compare-%s-p95", WL[w]);
+        snprintf(C[nc].title, sizeof C[nc].title, "%s p95 latency", workload_title(WL[w]));
+        snprintf(C[nc].path, sizeof C[nc].path, "workloads.%s.latency_ms.p95", WL[w]);
+        C[nc].unit = "ms";
+    }
+    for (size_t c = 0; c < nc; c++) {
         int any = 0;
         for (int j = 0; j < n; j++)
             any |= isfinite(v[j] = jnum(runs[j].r, C[c].path));

@@ -26,35 +26,34 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../containers/cgroup.h"
+#include "../common/util.h"
+#include "../containers/cgroup_acct.h"
+#include "attrib.h"
+#include "cmdline.h"
 #include "commands.h"
 #include "csv.h"
-#include "options.h"
+#include "../common/walltime.h"
+#include "opsrate.h"
 #include "results.h"
 #include "run.h"
-#include "util.h"
+#include "runtime.h"
+#include "shard.h"
 
 #define EXIT_INVALID 1
 #define EXIT_USAGE 2
 #define EXIT_SIGNAL 130
 
-/* The run's workloads in table order (s3, db, search), which is the phased order. */
-static int layout_build(const struct config *cfg, struct run_layout *lay, char *err,
-                        size_t errlen) {
+int layout_build(const struct config *cfg, struct run_layout *lay, char *err, size_t errlen) {
     memset(lay, 0, sizeof *lay);
-    char list[sizeof cfg->workloads + 2];
-    snprintf(list, sizeof list, ",%s,", cfg->workloads);
     for (int i = 0; workload_table[i]; i++) {
-        char needle[64];
-        snprintf(needle, sizeof needle, ",%s,", workload_table[i]->name);
-        if (!strstr(list, needle))
+        if (!(cfg->wl_mask >> i & 1))
             continue;
         if (lay->nwl == RUN_MAX_WL) {
-            snprintf(err, errlen, "too many workloads");
+            snprintf(err, errlen, "too many workloads (at most %d in one run)", RUN_MAX_WL);
             return -1;
         }
         lay->hist_base[lay->nwl] = lay->nhist;
-        lay->nhist += 2 + workload_table[i]->nclasses;
+        lay->nhist += lay_nhists_of(workload_table[i]);
         lay->ops_per_cycle += workload_table[i]->ops_per_cycle;
         lay->wl[lay->nwl++] = workload_table[i];
     }
@@ -102,41 +101,37 @@ static void raise_nofile(void) {
     }
 }
 
+/* One point's state, from setup to teardown. */
 struct coord {
     struct run_ctx r;
     struct worker_end *we;
     unsigned forked, alive;
-    int sfd;
-    int interrupted; /* signal number */
-    int stopping;    /* workers were told to stop */
+    int sfd;          /* signalfd: SIGINT, SIGTERM, SIGHUP, SIGCHLD */
+    sigset_t oldmask; /* restored at the end */
+    int ready_rd, release_wr; /* the coordinator's ends of the channels (the runtime's) */
+    int interrupted;  /* signal number */
+    int stopping;     /* workers were told to stop */
+    int stalled;
+    int released;
+    int code;         /* exit code so far */
+    int64_t t_launch, t0;
+    json_t *reasons, *warnings, *servers;
+    struct telemetry *tel;
+    struct attrib *at;     /* where the time goes */
+    struct server_check *sc; /* the servers' own counts */
+    struct runtime *rt;    /* forked workers in cgroups, or containers */
+    struct shard_state sh; /* --shard, --start-at: the common start (shard.h) */
+    struct opsrate rate;   /* completions per wall-clock second */
+    double t0_wall;        /* the release by the wall clock */
 };
 
-static void kill_all(struct coord *c, int sig) {
-    for (unsigned i = 0; i < c->forked; i++)
-        if (!c->we[i].reaped)
-            kill(c->we[i].pid, sig);
+static void kill_all(struct coord *c) {
+    runtime_kill(c->rt, c->we, c->forked);
     c->stopping = 1;
 }
 
-static int index_of(struct coord *c, pid_t pid) {
-    for (unsigned i = 0; i < c->forked; i++)
-        if (c->we[i].pid == pid)
-            return (int)i;
-    return -1;
-}
-
 static void reap(struct coord *c) {
-    int status;
-    pid_t pid;
-    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-        int i = index_of(c, pid);
-        if (i < 0)
-            continue;
-        c->we[i].reaped = 1;
-        c->we[i].status = status;
-        c->we[i].oom_killed = c->r.cg ? cgroups_oom_killed(c->r.cg, (unsigned)i) : -1;
-        c->alive--;
-    }
+    c->alive -= runtime_reap(c->rt, c->we, c->forked);
 }
 
 /* Drain the signalfd: returns after handling everything pending. */
@@ -147,7 +142,7 @@ static void handle_signals(struct coord *c) {
             reap(c);
         else if (!c->interrupted) {
             c->interrupted = (int)si.ssi_signo;
-            kill_all(c, SIGKILL);
+            kill_all(c);
         }
     }
     reap(c);
@@ -172,29 +167,10 @@ static void progress(struct coord *c, int64_t t0, uint64_t expected, int final) 
     fflush(stdout);
 }
 
-/* Wait for every worker to be reaped, at most `ms` more. */
+/* Wait for every worker to be reaped, at most `ms` more, then kill the rest. */
 static void reap_all(struct coord *c, int ms) {
-    for (int i = 0; c->alive > 0 && i < ms / 10; i++) {
-        reap(c);
-        if (c->alive)
-            usleep(10000);
-    }
-    if (c->alive) {
-        kill_all(c, SIGKILL);
-        while (c->alive > 0) {
-            int status;
-            pid_t pid = waitpid(-1, &status, 0);
-            if (pid < 0)
-                break;
-            int i = index_of(c, pid);
-            if (i >= 0 && !c->we[i].reaped) {
-                c->we[i].reaped = 1;
-                c->we[i].status = status;
-                c->we[i].oom_killed = c->r.cg ? cgroups_oom_killed(c->r.cg, (unsigned)i) : -1;
-                c->alive--;
-            }
-        }
-    }
+    runtime_wait_all(c->rt, c->we, c->forked, ms);
+    c->alive = 0;
 }
 
 static const char *first_worker_error(struct coord *c) {
@@ -204,334 +180,483 @@ static const char *first_worker_error(struct coord *c) {
     return NULL;
 }
 
-/* One point: cfg->n workers, results into cfg->out. Returns the exit code.
- * t_start is when the command (or this sweep point) started. */
-static int run_point(struct config *cfg, int64_t t_start) {
+/* Record a reason the run is invalid, and say it on stderr. */
+static void invalid(struct coord *c, const char *msg) {
+    json_array_append_new(c->reasons, json_string(msg));
+    fprintf(stderr, "harness: %s\n", msg);
+    c->code = EXIT_INVALID;
+}
+
+/* Step 1: cgroups, the shared slots, the pipes, the signals, the servers'
+ * versions and the telemetry sampler. Returns 0, or an exit code with
+ * everything made so far undone. */
+static int coord_setup(struct coord *c, const struct config *cfg) {
     char err[1024];
-    struct coord c;
-    memset(&c, 0, sizeof c);
-    c.r.cfg = cfg;
-    c.r.coord_pid = getpid();
-    c.sfd = -1;
-    if (layout_build(cfg, &c.r.lay, err, sizeof err) != 0) {
+    c->r.cfg = cfg;
+    c->r.coord_pid = getpid();
+    c->r.id_base = cfg->shard * cfg->n; /* --shard I/N: global worker ids */
+    c->sfd = c->ready_rd = c->release_wr = c->r.ready_fd = c->r.release_fd = -1;
+    if (layout_build(cfg, &c->r.lay, err, sizeof err) != 0) {
         fprintf(stderr, "harness: %s\n", err);
         return EXIT_USAGE;
     }
-    unsigned n = cfg->n;
-    json_t *reasons = json_array(), *warnings = json_array();
-    int code = 0;
-
-    if (!cfg->no_cgroups) {
-        cgroups_remove_stale();
-        c.r.cg = cgroups_create((unsigned)getpid(), n, cfg->memory_limit, cfg->cpus_per_container,
-                                err, sizeof err);
-        if (!c.r.cg) {
-            fprintf(stderr, "harness: %s\n", err);
-            json_decref(reasons);
-            json_decref(warnings);
-            return EXIT_INVALID;
-        }
-    }
-    c.r.shm = mmap(NULL, (size_t)n * c.r.lay.slot_size, PROT_READ | PROT_WRITE,
-                   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    c.we = calloc(n, sizeof *c.we);
-    int ready[2] = {-1, -1}, release[2] = {-1, -1};
-    if (c.r.shm == MAP_FAILED || !c.we || pipe2(ready, O_CLOEXEC) || pipe2(release, O_CLOEXEC)) {
-        fprintf(stderr, "harness: cannot set up the run: %s\n", strerror(errno));
-        cgroups_destroy(c.r.cg);
+    c->reasons = json_array();
+    c->warnings = json_array();
+    c->servers = json_object();
+    c->we = calloc(cfg->n, sizeof *c->we);
+    if (!c->we) {
+        fprintf(stderr, "harness: out of memory for %u workers\n", cfg->n);
         return EXIT_INVALID;
     }
-    c.r.ready_fd = ready[1];
-    c.r.release_fd = release[0];
-    fcntl(ready[0], F_SETFL, O_NONBLOCK);
+    /* Cgroups or the engine, the shared slots, the ready/release channels. */
+    c->rt = runtime_new(&c->r, &c->ready_rd, &c->release_wr, err, sizeof err);
+    if (!c->rt) {
+        fprintf(stderr, "harness: %s\n", err);
+        return EXIT_INVALID;
+    }
+    /* Where the workers' CPU time is read (attribution), made before they start. */
+    char acct_why[512] = "--runtime docker: the workers' container cgroups are not read yet";
+    if (cfg->runtime == RUNTIME_CGROUP)
+        c->r.acct = cgacct_create(c->r.cg, (unsigned)getpid(), cfg->n, acct_why, sizeof acct_why);
 
-    sigset_t mask, old;
+    sigset_t mask;
     sigemptyset(&mask);
     sigaddset(&mask, SIGINT);
     sigaddset(&mask, SIGTERM);
     sigaddset(&mask, SIGHUP);
     sigaddset(&mask, SIGCHLD);
-    sigprocmask(SIG_BLOCK, &mask, &old);
-    c.sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+    sigprocmask(SIG_BLOCK, &mask, &c->oldmask);
+    c->sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+    if (c->sfd < 0) { /* without it Ctrl-C would never be seen */
+        fprintf(stderr, "harness: cannot watch for signals (signalfd): %s\n", strerror(errno));
+        sigprocmask(SIG_SETMASK, &c->oldmask, NULL);
+        return EXIT_INVALID;
+    }
 
     /* What serves each workload, asked once here so no worker pays for it. */
-    json_t *servers = json_object();
-    for (unsigned w = 0; w < c.r.lay.nwl; w++) {
-        const struct workload *wl = c.r.lay.wl[w];
+    for (unsigned w = 0; w < c->r.lay.nwl; w++) {
+        const struct workload *wl = c->r.lay.wl[w];
         char v[256];
-        if (!wl->backend)
-            continue;
-        if (wl->backend(cfg, v, sizeof v) == 0)
-            json_object_set_new(servers, wl->name, json_string(v));
-        else
-            json_object_set_new(servers, wl->name, json_null());
+        if (wl->backend)
+            json_object_set_new(c->servers, wl->name,
+                                wl->backend(cfg, v, sizeof v) == 0 ? json_string(v) : json_null());
     }
-    struct telemetry *tel = telemetry_new(cfg);
+    c->tel = telemetry_new(cfg);
+    struct attrib_in ai = {.cfg = cfg, .acct = c->r.acct, .acct_why = acct_why};
+    c->at = attrib_new(&ai);
+    c->sc = server_check_new(cfg, &c->r.lay);
+    shard_init(&c->sh, cfg);
+    if (cfg->shards) { /* before the workers start, on a quiet machine */
+        shard_measure_clock(&c->sh, cfg);
+        if (!c->sh.clock_ok)
+            fprintf(stderr, "harness: warning: clock offset not measured: %s\n", c->sh.clock_err);
+    }
+    return 0;
+}
+
+/* Step 2: start the workers (forked, or containers). Each joins its cgroup,
+ * opens its workloads and reports ready (worker.c). */
+static void coord_launch(struct coord *c) {
+    const struct config *cfg = c->r.cfg;
     fflush(NULL);
-    int64_t t_launch = now_ns();
-    for (unsigned i = 0; i < n; i++) {
-        pid_t pid = fork();
-        if (pid < 0) {
-            snprintf(err, sizeof err, "cannot start worker %u of %u: %s", i, n, strerror(errno));
-            json_array_append_new(reasons, json_string(err));
-            fprintf(stderr, "harness: %s\n", err);
-            code = EXIT_INVALID;
+    c->t_launch = now_ns();
+    for (unsigned i = 0; i < cfg->n; i++) {
+        char err[1024];
+        if (runtime_launch(c->rt, i, &c->we[i], c->sfd, &c->oldmask, err, sizeof err) != 0) {
+            invalid(c, err);
             break;
         }
-        if (pid == 0) {
-            close(ready[0]);
-            close(release[1]);
-            close(c.sfd);
-            sigprocmask(SIG_SETMASK, &old, NULL);
-            worker_main(&c.r, i);
-        }
-        c.we[i].pid = pid;
-        c.we[i].oom_killed = -1;
-        c.forked++;
-        c.alive++;
+        c->forked++;
+        c->alive++;
+        /* A start of many containers takes a while: see Ctrl-C and early deaths. */
+        handle_signals(c);
+        if (c->interrupted)
+            break;
     }
-    close(ready[1]);
-    close(release[0]);
+    /* The workers hold their ends now. */
+    runtime_launched(c->rt);
+    /* After the launches: the workers' work is not the coordinator's. */
+    attrib_open_coordinator(c->at);
+}
 
-    /* Wait at the barrier: every worker ready, or one failed, or a signal. */
+/* A worker that died before it was ready: why, for the reasons. */
+static int check_early_deaths(struct coord *c) {
+    for (unsigned i = 0; i < c->forked; i++) {
+        if (!c->we[i].reaped || atomic_load(&run_slot(&c->r, i)->phase) == PH_READY)
+            continue;
+        struct worker_slot *s = run_slot(&c->r, i);
+        if (!s->error[0])
+            snprintf(s->error, sizeof s->error, "worker %u died before the start: %s%s", i,
+                     WIFSIGNALED(c->we[i].status) ? strsignal(WTERMSIG(c->we[i].status))
+                                                  : "exited",
+                     c->we[i].oom_killed == 1 ? " (out of memory: raise --memory-limit)" : "");
+        return 1;
+    }
+    return 0;
+}
+
+/* Step 2b, --rendezvous: wait until every shard's DNS name resolves (the
+ * peers are up), at most until --start-at, while the workers get ready. */
+static void coord_rendezvous(struct coord *c) {
+    const struct config *cfg = c->r.cfg;
+    unsigned peers = cfg->peers ? cfg->peers : cfg->shards;
+    if (!cfg->rendezvous[0] || c->code)
+        return;
+    unsigned char *ok = calloc(peers, 1);
+    double t_begin = wall_now();
+    double deadline = cfg->start_at > 0 ? cfg->start_at : t_begin + cfg->stall_timeout;
+    char first[512], err[1024];
+    while (ok) {
+        unsigned left = shard_resolve_round(cfg, ok, first, sizeof first);
+        if (!left) {
+            c->sh.rendezvous_s = wall_now() - t_begin;
+            break;
+        }
+        if (wall_now() >= deadline) {
+            snprintf(err, sizeof err,
+                     "rendezvous: %u of %u peers did not resolve by %s (%s, ...): a shard is "
+                     "not up",
+                     left, peers, cfg->start_at > 0 ? "--start-at" : "--stall-timeout", first);
+            invalid(c, err);
+            break;
+        }
+        struct pollfd p = {c->sfd, POLLIN, 0};
+        poll(&p, 1, 500);
+        handle_signals(c);
+        if (c->interrupted)
+            break;
+    }
+    free(ok);
+}
+
+/* --start-at: every worker is ready; hold the barrier until T by the wall
+ * clock. A shard ready after T does not run at all: its share would start
+ * late and the fleet's figures would mean nothing. */
+static void coord_wait_start(struct coord *c) {
+    const struct config *cfg = c->r.cfg;
+    char err[512], when[64];
+    double now = wall_now();
+    wall_format(cfg->start_at, when, sizeof when);
+    if (now > cfg->start_at) {
+        c->sh.missed_by = now - cfg->start_at;
+        snprintf(err, sizeof err,
+                 "missed start by %.3f s: the workers were ready after --start-at %s",
+                 c->sh.missed_by, when);
+        invalid(c, err);
+        return;
+    }
+    if (!cfg->quiet)
+        fprintf(stderr, "harness: %u workers ready; released at %s (in %.1f s)\n", cfg->n, when,
+                cfg->start_at - now);
+    while (!c->interrupted) {
+        double left = cfg->start_at - wall_now();
+        if (left <= 0.005)
+            break;
+        struct pollfd p = {c->sfd, POLLIN, 0};
+        poll(&p, 1, left > 0.2 ? 200 : (int)(left * 1000) - 4);
+        handle_signals(c);
+    }
+    if (!c->interrupted)
+        wall_sleep_until(cfg->start_at); /* the last milliseconds exactly */
+}
+
+/* Step 3: wait at the barrier until every worker is ready (or one failed,
+ * or a signal, or nobody got ready for --stall-timeout), then release them
+ * all at once by closing the pipe they block on. */
+static void coord_barrier(struct coord *c) {
+    const struct config *cfg = c->r.cfg;
     unsigned nready = 0;
     int64_t last_ready = now_ns();
-    while (code == 0 && nready < n) {
-        struct pollfd p[2] = {{c.sfd, POLLIN, 0}, {ready[0], POLLIN, 0}};
+    int failed = 0;
+    while (c->code == 0 && !failed && nready < cfg->n) {
+        struct pollfd p[2] = {{c->sfd, POLLIN, 0}, {c->ready_rd, POLLIN, 0}};
         poll(p, 2, 200);
-        handle_signals(&c);
+        handle_signals(c);
         char buf[256];
         ssize_t k;
-        while ((k = read(ready[0], buf, sizeof buf)) > 0)
+        while ((k = read(c->ready_rd, buf, sizeof buf)) > 0)
             for (ssize_t j = 0; j < k; j++) {
                 if (buf[j] == 'R') {
                     nready++;
                     last_ready = now_ns();
                 } else
-                    code = EXIT_INVALID;
+                    failed = 1;
             }
-        if (c.interrupted)
+        if (c->interrupted)
             break;
-        if (code == 0 && c.alive < c.forked) { /* died before it was ready */
-            for (unsigned i = 0; i < c.forked && code == 0; i++) {
-                if (!c.we[i].reaped || atomic_load(&run_slot(&c.r, i)->phase) == PH_READY)
-                    continue;
-                struct worker_slot *s = run_slot(&c.r, i);
-                if (!s->error[0])
-                    snprintf(s->error, sizeof s->error, "worker %u died before the start: %s%s",
-                             i,
-                             WIFSIGNALED(c.we[i].status) ? strsignal(WTERMSIG(c.we[i].status))
-                                                         : "exited",
-                             c.we[i].oom_killed == 1 ? " (out of memory: raise --memory-limit)"
-                                                     : "");
-                code = EXIT_INVALID;
-            }
-        }
-        if (code == 0 && (double)(now_ns() - last_ready) / 1e9 > cfg->stall_timeout) {
+        if (!failed && c->alive < c->forked)
+            failed = check_early_deaths(c);
+        if (!failed && (double)(now_ns() - last_ready) / 1e9 > cfg->stall_timeout) {
+            char err[256];
             snprintf(err, sizeof err, "%u of %u workers not ready after %.0f s (--stall-timeout)",
-                     n - nready, n, cfg->stall_timeout);
-            json_array_append_new(reasons, json_string(err));
-            fprintf(stderr, "harness: %s\n", err);
-            code = EXIT_INVALID;
+                     cfg->n - nready, cfg->n, cfg->stall_timeout);
+            invalid(c, err);
         }
     }
-    int released = 0;
-    int64_t t0 = 0;
-    if (code || c.interrupted) {
-        const char *e = first_worker_error(&c);
-        if (e && code) {
-            fprintf(stderr, "harness: %s\n", e);
-            json_array_append_new(reasons, json_string(e));
-        }
-        kill_all(&c, SIGKILL);
-        close(release[1]);
+    if (!failed && c->code == 0 && !c->interrupted) {
+        c->sh.ready_at = wall_now();
+        /* Every worker has connected and checked its data; read before any
+         * wait for --start-at, so the release itself is not delayed. */
+        server_check_before(c->sc);
+        if (cfg->start_at > 0)
+            coord_wait_start(c);
+    }
+    if (failed) {
+        const char *e = first_worker_error(c);
+        invalid(c, e ? e : "a worker failed before the start");
+    }
+    if (c->code || c->interrupted) {
+        kill_all(c);
+        runtime_release(c->rt); /* EOF without the go flag: nobody runs */
     } else {
         if (!cfg->quiet)
-            fprintf(stderr, "harness: %u workers ready in %.2f s; released\n", n,
-                    (double)(now_ns() - t_launch) / 1e9);
-        t0 = now_ns();
-        telemetry_begin(tel, t0);
-        close(release[1]); /* the barrier */
-        released = 1;
+            fprintf(stderr, "harness: %u workers ready in %.2f s; released\n", cfg->n,
+                    (double)(now_ns() - c->t_launch) / 1e9);
+        for (unsigned i = 0; i < cfg->n; i++)
+            atomic_store(&run_slot(&c->r, i)->go, 1);
+        c->t0 = now_ns();
+        c->t0_wall = wall_now();
+        opsrate_begin(&c->rate, c->t0, c->t0_wall);
+        telemetry_begin(c->tel, c->t0);
+        attrib_begin(c->at, c->t0);
+        runtime_release(c->rt); /* the barrier */
+        c->released = 1;
     }
+}
 
-    /* The run: until every worker is reaped. */
-    uint64_t expected = (uint64_t)n * cfg->cycles * c.r.lay.ops_per_cycle;
+/* Step 4: the run, until every worker is reaped: telemetry samples, the
+ * progress line, stall detection. */
+static void coord_loop(struct coord *c) {
+    const struct config *cfg = c->r.cfg;
+    int64_t t0 = c->t0;
+    uint64_t expected = (uint64_t)cfg->n * cfg->cycles * c->r.lay.ops_per_cycle;
     int64_t interval = (int64_t)(cfg->sample_interval * 1e9);
     int64_t next_sample = t0 + interval, next_tick = t0;
     uint64_t last_done = 0;
     int64_t last_change = t0;
-    int stalled = 0;
-    while (released && c.alive > 0) {
+    while (c->released && c->alive > 0) {
         int64_t now = now_ns();
         int64_t due = next_sample < next_tick ? next_sample : next_tick;
+        if (opsrate_due(&c->rate) < due)
+            due = opsrate_due(&c->rate);
         int ms = due > now ? (int)((due - now) / 1000000) + 1 : 0;
-        struct pollfd p = {c.sfd, POLLIN, 0};
+        struct pollfd p = {c->sfd, POLLIN, 0};
         poll(&p, 1, ms);
-        handle_signals(&c);
+        handle_signals(c);
         now = now_ns();
+        if (now >= opsrate_due(&c->rate))
+            opsrate_sample(&c->rate, now, run_completed(&c->r, c->forked));
         if (now >= next_sample) {
-            telemetry_sample(tel, now);
+            telemetry_sample(c->tel, now);
+            attrib_sample(c->at, now);
             next_sample += interval;
             if (next_sample < now)
                 next_sample = now + interval;
         }
         if (now >= next_tick) {
-            progress(&c, t0, expected, 0);
+            progress(c, t0, expected, 0);
             next_tick = now + 250000000;
         }
-        uint64_t d = total_done(&c);
+        uint64_t d = total_done(c);
         if (d != last_done) {
             last_done = d;
             last_change = now;
-        } else if (!c.stopping && (double)(now - last_change) / 1e9 > cfg->stall_timeout) {
-            stalled = 1;
+        } else if (!c->stopping && (double)(now - last_change) / 1e9 > cfg->stall_timeout) {
+            char err[256];
+            c->stalled = 1;
             snprintf(err, sizeof err,
                      "stall: no operation completed for %.0f s with %llu operations left "
                      "(--stall-timeout)",
                      cfg->stall_timeout, (unsigned long long)(expected - d));
-            json_array_append_new(reasons, json_string(err));
+            json_array_append_new(c->reasons, json_string(err));
             fprintf(stderr, "\nharness: %s\n", err);
-            kill_all(&c, SIGKILL);
+            kill_all(c);
         }
     }
-    if (released) {
-        telemetry_sample(tel, now_ns());
-        progress(&c, t0, expected, 1);
+    if (c->released) {
+        int64_t now = now_ns();
+        telemetry_sample(c->tel, now);
+        attrib_sample(c->at, now);
+        progress(c, t0, expected, 1);
     }
-    reap_all(&c, 5000);
-    sigprocmask(SIG_SETMASK, &old, NULL);
-    close(c.sfd);
-    close(ready[0]);
+    reap_all(c, 5000);
+    if (c->released)
+        server_check_after(c->sc);
+}
 
-    /* What happened to each worker, as reasons a person can act on. */
-    for (unsigned i = 0; i < c.forked; i++) {
-        struct worker_end *we = &c.we[i];
-        struct worker_slot *s = run_slot(&c.r, i);
+/* Step 5: what happened to each worker, as reasons a person can act on. */
+static void coord_postmortem(struct coord *c) {
+    const struct config *cfg = c->r.cfg;
+    char err[1024];
+    for (unsigned i = 0; i < c->forked; i++) {
+        struct worker_end *we = &c->we[i];
+        struct worker_slot *s = run_slot(&c->r, i);
         if (we->oom_killed == 1) {
             snprintf(err, sizeof err,
                      "container %u was OOM-killed by its %llu-byte memory limit (--memory-limit)",
-                     i, (unsigned long long)cfg->memory_limit);
-            json_array_append_new(reasons, json_string(err));
-        } else if (WIFSIGNALED(we->status) && !c.interrupted && !stalled && released) {
-            snprintf(err, sizeof err, "container %u crashed: %s", i,
+                     c->r.id_base + i, (unsigned long long)cfg->memory_limit);
+            json_array_append_new(c->reasons, json_string(err));
+        } else if (WIFSIGNALED(we->status) && !c->interrupted && !c->stalled && c->released) {
+            snprintf(err, sizeof err, "container %u crashed: %s", c->r.id_base + i,
                      strsignal(WTERMSIG(we->status)));
-            json_array_append_new(reasons, json_string(err));
+            json_array_append_new(c->reasons, json_string(err));
         } else if (s->fatal) {
-            snprintf(err, sizeof err, "container %u stopped: %s", i, s->error);
-            json_array_append_new(reasons, json_string(err));
+            snprintf(err, sizeof err, "container %u stopped: %s", c->r.id_base + i, s->error);
+            json_array_append_new(c->reasons, json_string(err));
         }
     }
-    if (c.interrupted) {
-        snprintf(err, sizeof err, "interrupted by %s", strsignal(c.interrupted));
-        json_array_append_new(reasons, json_string(err));
+    if (c->interrupted) {
+        snprintf(err, sizeof err, "interrupted by %s", strsignal(c->interrupted));
+        json_array_append_new(c->reasons, json_string(err));
     }
+}
 
+/* Step 6: result.json, CSV, the summary; the exit code. */
+static void coord_write(struct coord *c, int64_t t_start) {
+    const struct config *cfg = c->r.cfg;
+    char err[1024];
     struct run_report rep = {
-        .r = &c.r,
-        .workers = c.we,
-        .t0 = t0,
-        .released = released,
-        .reasons = reasons,
-        .warnings = warnings,
-        .tel = tel,
-        .cgroups = c.r.cg ? cgroups_describe(c.r.cg) : NULL,
-        .startup_seconds = (double)(t0 - t_start) / 1e9,
-        .servers = servers,
+        .r = &c->r,
+        .workers = c->we,
+        .t0 = c->t0,
+        .released = c->released,
+        .reasons = c->reasons,
+        .warnings = c->warnings,
+        .tel = c->tel,
+        .cgroups = runtime_describe(c->rt),
+        .startup_seconds = (double)(c->t0 - t_start) / 1e9,
+        .servers = c->servers,
+        .attrib = c->at,
+        .server_check = c->sc,
+        .t0_epoch = c->released ? c->t0_wall : 0,
     };
     json_t *res = results_build(&rep);
+    if (!res) {
+        fprintf(stderr, "harness: out of memory building the result\n");
+        c->code = EXIT_INVALID;
+        return;
+    }
+    if (c->released) {
+        opsrate_finish(&c->rate, run_completed(&c->r, c->forked), run_last_end(&c->r, c->forked));
+        json_object_set_new(res, "ops_per_second", opsrate_json(&c->rate));
+    }
+    if (cfg->shards)
+        json_object_set_new(res, "shard",
+                            shard_json(&c->sh, cfg, res, c->released ? c->t0_wall : 0));
     if (results_write(res, cfg->out, err, sizeof err) != 0) {
         fprintf(stderr, "harness: %s\n", err);
-        code = EXIT_INVALID;
+        c->code = EXIT_INVALID;
+    }
+    if (c->sh.key[0] && shard_upload(&c->sh, cfg, res, err, sizeof err) != 0) {
+        fprintf(stderr, "harness: --results-url: %s\n", err);
+        c->code = EXIT_INVALID;
     }
     if (cfg->csv_dir[0] && csv_export(res, cfg->csv_dir, err, sizeof err) != 0) {
         fprintf(stderr, "harness: %s\n", err);
-        code = EXIT_INVALID;
+        c->code = EXIT_INVALID;
     }
-    if (!cfg->quiet || !json_is_true(json_object_get(res, "valid")))
+    int valid = json_is_true(json_object_get(res, "valid"));
+    if (!cfg->quiet || !valid)
         results_print_summary(res, cfg->out, stdout);
-    const char *first_reason = json_string_value(json_array_get(reasons, 0));
-    if (!json_is_true(json_object_get(res, "valid")) && code == 0)
-        code = EXIT_INVALID;
-    if (code && first_reason && released)
+    const char *first_reason = json_string_value(json_array_get(c->reasons, 0));
+    if (!valid && c->code == 0)
+        c->code = EXIT_INVALID;
+    if (c->code && first_reason && c->released)
         fprintf(stderr, "harness: run invalid: %s\n", first_reason);
-    if (c.interrupted)
-        code = EXIT_SIGNAL;
-
+    if (c->interrupted)
+        c->code = EXIT_SIGNAL;
     json_decref(res);
-    json_decref(reasons);
-    json_decref(warnings);
-    json_decref(servers);
-    telemetry_free(tel);
-    cgroups_destroy(c.r.cg);
-    munmap(c.r.shm, (size_t)n * c.r.lay.slot_size);
-    free(c.we);
-    return code;
 }
 
-static int parse_all(struct config *cfg, int argc, char **argv, int first) {
+/* Step 7: undo everything setup made; safe on a half-made coord. */
+static void coord_teardown(struct coord *c) {
+    if (c->sfd >= 0) {
+        sigprocmask(SIG_SETMASK, &c->oldmask, NULL);
+        close(c->sfd);
+    }
+    /* The runtime owns the channels and the slots it made. */
+    json_decref(c->reasons);
+    json_decref(c->warnings);
+    json_decref(c->servers);
+    telemetry_free(c->tel);
+    attrib_free(c->at);
+    server_check_free(c->sc);
+    opsrate_free(&c->rate);
+    runtime_free(c->rt);
+    cgacct_destroy(c->r.acct);
+    free(c->we);
+}
+
+/* One point: cfg->n workers, results into cfg->out. Returns the exit code.
+ * t_start is when the command (or this sweep point) started. */
+static int run_point(const struct config *cfg, int64_t t_start) {
+    struct coord c;
+    memset(&c, 0, sizeof c);
+    int rc = coord_setup(&c, cfg);
+    if (rc != 0) {
+        coord_teardown(&c);
+        return rc;
+    }
+    coord_launch(&c);
+    coord_rendezvous(&c);
+    coord_barrier(&c);
+    coord_loop(&c);
+    coord_postmortem(&c);
+    coord_write(&c, t_start);
+    rc = c.code;
+    coord_teardown(&c);
+    return rc;
+}
+
+/* Options for run and prepare: exit 2 on bad usage, 0 after --help. */
+static int parse_all(struct config *cfg, int argc, char **argv, int *exit_code) {
     char err[1024] = "";
-    config_defaults(cfg);
-    for (int i = first; i < argc; i++)
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            options_usage(stdout);
-            exit(0);
-        }
-    if (config_load_credentials(cfg, err, sizeof err) != 0) {
+    int rc = options_load(cfg, argc, argv, 1, err, sizeof err);
+    if (rc == 1)
+        *exit_code = 0;
+    else if (rc != 0) {
         fprintf(stderr, "harness: %s\n", err);
-        return -1;
+        *exit_code = EXIT_USAGE;
     }
-    int k = options_parse(cfg, argc, argv, first, err, sizeof err);
-    if (k < 0) {
-        fprintf(stderr, "harness: %s\n", err);
-        return -1;
-    }
-    if (k < argc) {
-        fprintf(stderr, "harness: unexpected argument '%s' (see harness --help)\n", argv[k]);
-        return -1;
-    }
-    if (config_validate(cfg, err, sizeof err) != 0) {
-        fprintf(stderr, "harness: %s\n", err);
-        return -1;
-    }
-    return 0;
+    return rc;
 }
 
-int run_main(int argc, char **argv) {
-    static struct config cfg; /* large: keep it off the stack */
-    int64_t t_start = now_ns();
-    if (parse_all(&cfg, argc, argv, 1) != 0)
-        return EXIT_USAGE;
+static int run_cmd(struct config *cfg, int64_t t_start) {
     char err[1024];
-    if (make_out_dir(&cfg, err, sizeof err) != 0) {
+    if (shard_check(cfg, err, sizeof err) != 0 ||
+        attrib_check_overrides(cfg, err, sizeof err) != 0) {
+        fprintf(stderr, "harness: %s\n", err);
+        return EXIT_USAGE;
+    }
+    if (make_out_dir(cfg, err, sizeof err) != 0) {
         fprintf(stderr, "harness: %s\n", err);
         return EXIT_USAGE;
     }
     raise_nofile();
     signal(SIGPIPE, SIG_IGN);
-    if (cfg.ncontainers == 1) {
-        cfg.n = cfg.containers[0];
-        return run_point(&cfg, t_start);
+    if (cfg->ncontainers == 1) {
+        cfg->n = cfg->containers[0];
+        return run_point(cfg, t_start);
     }
     /* A sweep: one point after another, each in RUN_DIR/points/<N>. */
-    char base[sizeof cfg.out];
-    snprintf(base, sizeof base, "%s", cfg.out);
+    char base[sizeof cfg->out];
+    snprintf(base, sizeof base, "%s", cfg->out);
     json_t *points = json_array();
     int worst = 0;
-    for (unsigned i = 0; i < cfg.ncontainers; i++) {
-        cfg.n = cfg.containers[i];
-        snprintf(cfg.out, sizeof cfg.out, "%s/points/%u", base, cfg.n);
-        if (make_out_dir(&cfg, err, sizeof err) != 0) {
+    for (unsigned i = 0; i < cfg->ncontainers; i++) {
+        cfg->n = cfg->containers[i];
+        snprintf(cfg->out, sizeof cfg->out, "%s/points/%u", base, cfg->n);
+        if (make_out_dir(cfg, err, sizeof err) != 0) {
             fprintf(stderr, "harness: %s\n", err);
             worst = EXIT_INVALID;
             break;
         }
-        fprintf(stderr, "harness: sweep point %u of %u: %u containers\n", i + 1, cfg.ncontainers,
-                cfg.n);
-        int rc = run_point(&cfg, now_ns());
+        fprintf(stderr, "harness: sweep point %u of %u: %u containers\n", i + 1, cfg->ncontainers,
+                cfg->n);
+        int rc = run_point(cfg, now_ns());
         char dir[64];
-        snprintf(dir, sizeof dir, "points/%u", cfg.n);
-        json_array_append_new(points, json_pack("{s:i, s:s}", "containers", (int)cfg.n, "dir", dir));
+        snprintf(dir, sizeof dir, "points/%u", cfg->n);
+        json_array_append_new(points, json_pack("{s:i, s:s}", "containers", (int)cfg->n, "dir", dir));
         if (rc > worst)
             worst = rc;
         if (rc == EXIT_SIGNAL)
@@ -539,7 +664,7 @@ int run_main(int argc, char **argv) {
     }
     json_t *sweep = json_pack("{s:i, s:o}", "schema_version", RESULT_SCHEMA_VERSION, "points",
                               points);
-    char path[sizeof cfg.out + 16];
+    char path[sizeof cfg->out + 16];
     snprintf(path, sizeof path, "%s/sweep.json", base);
     if (json_dump_file(sweep, path, JSON_INDENT(2)) != 0)
         fprintf(stderr, "harness: cannot write %s\n", path);
@@ -548,24 +673,36 @@ int run_main(int argc, char **argv) {
     return worst;
 }
 
-int prepare_main(int argc, char **argv) {
-    static struct config cfg;
-    if (parse_all(&cfg, argc, argv, 1) != 0)
-        return EXIT_USAGE;
+int run_main(int argc, char **argv) {
+    int64_t t_start = now_ns();
+    struct config *cfg = calloc(1, sizeof *cfg); /* large: keep it off the stack */
+    int rc = EXIT_INVALID;
+    if (!cfg)
+        fprintf(stderr, "harness: out of memory\n");
+    else if (parse_all(cfg, argc, argv, &rc) == 0)
+        rc = run_cmd(cfg, t_start);
+    if (cfg)
+        options_free(cfg);
+    free(cfg);
+    return rc;
+}
+
+static int prepare_cmd(struct config *cfg) {
     struct run_layout lay;
     char err[1024];
-    if (layout_build(&cfg, &lay, err, sizeof err) != 0) {
+    if (layout_build(cfg, &lay, err, sizeof err) != 0 ||
+        shard_check_prepare(cfg, err, sizeof err) != 0) {
         fprintf(stderr, "harness prepare: %s\n", err);
         return EXIT_USAGE;
     }
     /* Prepare for the largest point of a sweep. */
-    for (unsigned i = 0; i < cfg.ncontainers; i++)
-        if (cfg.containers[i] > cfg.n)
-            cfg.n = cfg.containers[i];
+    for (unsigned i = 0; i < cfg->ncontainers; i++)
+        if (cfg->containers[i] > cfg->n)
+            cfg->n = cfg->containers[i];
     for (unsigned w = 0; w < lay.nwl; w++) {
         int64_t t = now_ns();
         fprintf(stderr, "harness prepare: %s...\n", lay.wl[w]->name);
-        if (lay.wl[w]->prepare(&cfg, err, sizeof err) != 0) {
+        if (lay.wl[w]->prepare(cfg, err, sizeof err) != 0) {
             fprintf(stderr, "harness prepare: %s: %s\n", lay.wl[w]->name, err);
             return EXIT_INVALID;
         }
@@ -573,4 +710,17 @@ int prepare_main(int argc, char **argv) {
                 (double)(now_ns() - t) / 1e9);
     }
     return 0;
+}
+
+int prepare_main(int argc, char **argv) {
+    struct config *cfg = calloc(1, sizeof *cfg);
+    int rc = EXIT_INVALID;
+    if (!cfg)
+        fprintf(stderr, "harness prepare: out of memory\n");
+    else if (parse_all(cfg, argc, argv, &rc) == 0)
+        rc = prepare_cmd(cfg);
+    if (cfg)
+        options_free(cfg);
+    free(cfg);
+    return rc;
 }

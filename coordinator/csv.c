@@ -1,11 +1,15 @@
-/* csv.c -- export a run's per-container figures (containers.csv) and its
- * telemetry series (series.csv) as plain CSV: a header row, one row per
- * container or sample, numbers in full precision, an empty cell where
- * result.json has null (a missing figure must not read as zero in a
- * spreadsheet). Called by the coordinator after writing result.json when
- * --csv DIR was given, and by `harness report RUN_DIR --csv DIR`. */
+/* csv.c -- export a run's per-workload figures (workloads.csv: one row per
+ * workload and per class, its latency and each counter it declares), its
+ * per-container figures (containers.csv) and its telemetry series
+ * (series.csv) as plain CSV: a header row, numbers in full precision, an
+ * empty cell where result.json has null (a missing figure must not read as
+ * zero in a spreadsheet). Called by the coordinator after writing
+ * result.json when --csv DIR was given, and by `harness report RUN_DIR
+ * --csv DIR`. */
 #include "csv.h"
 #include "report_html.h"
+
+#include "../workloads/workload.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -53,6 +57,61 @@ static int close_checked(FILE *f, const char *path, char *err, size_t errlen) {
     return 0;
 }
 
+#define MAX_CSV_WL 16
+static const char *const STATS[] = {"mean", "p50", "p95", "p99", "max"};
+
+/* One row of workloads.csv: a workload or one of its classes. */
+static void workload_row(FILE *f, const char *name, const char *klass, const json_t *o,
+                         const char *const *keys, size_t nkeys) {
+    fprintf(f, "%s,%s", name, klass);
+    cell(f, json_object_get(o, "ops"), 0);
+    cell(f, json_object_get(o, "errors"), 0);
+    for (size_t s = 0; s < 5; s++)
+        cell(f, json_object_get(json_object_get(o, "latency_ms"), STATS[s]), 0);
+    for (size_t k = 0; k < nkeys; k++)
+        cell(f, json_object_get(o, keys[k]), 0);
+    fputc('\n', f);
+}
+
+/* workloads.csv: the counters are the columns the run's workloads declare,
+ * in registry order, empty where a workload does not have one. */
+static int workloads_csv(const json_t *result, const char *const *wl, size_t nw, const char *dir,
+                         char *err, size_t errlen) {
+    char path[4200];
+    const char *keys[MAX_CSV_WL * WL_MAX_COUNTERS];
+    size_t nkeys = 0;
+    for (size_t w = 0; w < nw; w++) {
+        const struct workload *d = workload_find(wl[w]);
+        for (unsigned c = 0; d && c < d->ncounters; c++) {
+            size_t k = 0;
+            while (k < nkeys && strcmp(keys[k], d->counters[c].key))
+                k++;
+            if (k == nkeys)
+                keys[nkeys++] = d->counters[c].key;
+        }
+    }
+    FILE *f = open_in(dir, "workloads.csv", path, sizeof path, err, errlen);
+    if (!f)
+        return -1;
+    fputs("workload,class,ops,errors,latency_ms_mean,latency_ms_p50,latency_ms_p95,"
+          "latency_ms_p99,latency_ms_max", f);
+    for (size_t k = 0; k < nkeys; k++)
+        fprintf(f, ",%s", keys[k]);
+    fputc('\n', f);
+    for (size_t w = 0; w < nw; w++) {
+        const json_t *o = json_object_get(json_object_get(result, "workloads"), wl[w]);
+        workload_row(f, wl[w], "", o, keys, nkeys);
+        const struct workload *d = workload_find(wl[w]);
+        const json_t *cls = d && d->classes_key ? json_object_get(o, d->classes_key) : NULL;
+        for (unsigned c = 0; cls && c < d->nclasses; c++) {
+            const json_t *x = json_object_get(cls, d->class_names[c]);
+            if (x)
+                workload_row(f, wl[w], d->class_names[c], x, keys, nkeys);
+        }
+    }
+    return close_checked(f, path, err, errlen);
+}
+
 int csv_export(const json_t *result, const char *dir, char *err, size_t errlen) {
     char path[4200];
     if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
@@ -60,13 +119,19 @@ int csv_export(const json_t *result, const char *dir, char *err, size_t errlen) 
         return -1;
     }
 
+    const char *wl[MAX_CSV_WL];
+    size_t nw = workload_keys(json_object_get(result, "workloads"), wl, MAX_CSV_WL);
+    if (workloads_csv(result, wl, nw, dir, err, errlen) != 0)
+        return -1;
+
     FILE *f = open_in(dir, "containers.csv", path, sizeof path, err, errlen);
     if (!f)
         return -1;
     static const char *ckeys[] = {"id", "ops", "errors", "seconds", "exit_status", "oom_killed"};
-    static const char *wl[] = {"s3", "db", "search"};
-    fputs("id,ops,errors,seconds,ops_per_second,exit_status,oom_killed,"
-          "latency_ms_mean_s3,latency_ms_mean_db,latency_ms_mean_search\n", f);
+    fputs("id,ops,errors,seconds,ops_per_second,exit_status,oom_killed", f);
+    for (size_t k = 0; k < nw; k++)
+        fprintf(f, ",latency_ms_mean_%s", wl[k]);
+    fputc('\n', f);
     size_t i;
     json_t *c;
     json_array_foreach(json_object_get(result, "containers"), i, c) {
@@ -80,7 +145,7 @@ int csv_export(const json_t *result, const char *dir, char *err, size_t errlen) 
             fputs(fmt_exact(e, sizeof e, json_number_value(ops) / json_number_value(sec)), f);
         for (size_t k = 4; k < 6; k++)
             cell(f, json_object_get(c, ckeys[k]), 0);
-        for (size_t k = 0; k < 3; k++)
+        for (size_t k = 0; k < nw; k++)
             cell(f, json_object_get(json_object_get(c, "latency_ms_mean"), wl[k]), 0);
         fputc('\n', f);
     }

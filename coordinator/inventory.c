@@ -15,7 +15,7 @@
 #include <sys/utsname.h>
 
 #include "telemetry.h"
-#include "telemetry_fs.h"
+#include "../common/fsread.h"
 
 #ifndef AOPS_GIT
 #define AOPS_GIT "unknown"

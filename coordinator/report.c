@@ -18,12 +18,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../workloads/workload.h"
 #include "commands.h"
 #include "csv.h"
+#include "report_attrib.h"
+#include "merge.h"
 #include "report_html.h"
 
 #define MAX_WL 8
-static const char *PATTERNS[] = {"point", "range", "aggregate", "ordered", "distinct"};
 static const char *STATS[] = {"mean", "p50", "p95", "p99", "max"};
 
 /* A figure whose text is ours (bytes, MB/s) but whose data-value is exact. */
@@ -121,19 +123,21 @@ static void headline(struct sbuf *b, const json_t *r) {
     }
 }
 
-/* One table row of a latency object: ops, errors, then the five stats. */
+/* One table row of a latency object: ops and errors (for an operation's own
+ * latency, not for a workload's other histograms), then the five stats. */
 static void latency_row(struct sbuf *b, const json_t *r, const char *name, const char *base,
                         const char *lat) {
     char k[160];
     sb_puts(b, "<tr><td>");
     sb_esc(b, name);
     sb_puts(b, "</td><td>");
+    int own = !strcmp(lat, "latency_ms");
     snprintf(k, sizeof k, "%s.ops", base);
-    if (strcmp(lat, "ttfb_ms"))
+    if (own)
         num_at(b, r, k, 0);
     sb_puts(b, "</td><td>");
     snprintf(k, sizeof k, "%s.errors", base);
-    if (strcmp(lat, "ttfb_ms"))
+    if (own)
         num_at(b, r, k, 0);
     for (size_t s = 0; s < 5; s++) {
         sb_puts(b, "</td><td>");
@@ -154,15 +158,22 @@ static void latency_section(struct sbuf *b, const json_t *r) {
         if (!jget(r, k))
             continue;
         latency_row(b, r, workload_title(WL[w]), k, "latency_ms");
-        if (!strcmp(WL[w], "s3") && jget(r, "workloads.s3.ttfb_ms"))
-            latency_row(b, r, "  S3 time to first byte", k, "ttfb_ms");
-        if (!strcmp(WL[w], "db"))
-            for (size_t p = 0; p < 5; p++) {
-                snprintf(k, sizeof k, "workloads.db.patterns.%s", PATTERNS[p]);
-                snprintf(n, sizeof n, "  db: %s", PATTERNS[p]);
-                if (jget(r, k))
-                    latency_row(b, r, n, k, "latency_ms");
+        /* The workload's other histograms and its classes, as it declares them. */
+        const struct workload *wl = workload_find(WL[w]);
+        for (unsigned h = 0; wl && h < wl->nhists; h++) {
+            snprintf(k, sizeof k, "workloads.%s.%s", WL[w], wl->hists[h].key);
+            snprintf(n, sizeof n, "  %s: %s", WL[w], wl->hists[h].title);
+            if (jget(r, k)) {
+                snprintf(k, sizeof k, "workloads.%s", WL[w]);
+                latency_row(b, r, n, k, wl->hists[h].key);
             }
+        }
+        for (unsigned c = 0; wl && c < wl->nclasses; c++) {
+            snprintf(k, sizeof k, "workloads.%s.%s.%s", WL[w], wl->classes_key, wl->class_names[c]);
+            snprintf(n, sizeof n, "  %s: %s", WL[w], wl->class_names[c]);
+            if (jget(r, k))
+                latency_row(b, r, n, k, "latency_ms");
+        }
     }
     sb_puts(b, "</table>\n<div class=\"grid2\">\n");
     for (size_t w = 0; w < nw; w++) {
@@ -180,6 +191,40 @@ static void latency_section(struct sbuf *b, const json_t *r) {
         svg_bar_chart(b, id, title, "ms", STATS, v, 5);
     }
     sb_puts(b, "</div>\n");
+}
+
+/* Each workload's counters (bytes received, rows fetched, ...). */
+static void figures_section(struct sbuf *b, const json_t *r) {
+    const char *WL[MAX_WL];
+    size_t nw = workload_keys(json_object_get(r, "workloads"), WL, MAX_WL), rows = 0;
+    for (size_t w = 0; w < nw; w++) {
+        const struct workload *wl = workload_find(WL[w]);
+        for (unsigned c = 0; wl && c < wl->ncounters; c++) {
+            char k[160];
+            snprintf(k, sizeof k, "workloads.%s.%s", WL[w], wl->counters[c].key);
+            if (!jget(r, k))
+                continue;
+            if (!rows++)
+                sb_puts(b, "<h2>What the operations did</h2>\n<table id=\"figures\"><tr>"
+                           "<th class=\"t\">workload</th><th class=\"t\">figure</th><th>total</th>"
+                           "<th>per operation</th></tr>\n");
+            sb_puts(b, "<tr><td class=\"t\">");
+            sb_esc(b, workload_title(WL[w]));
+            sb_puts(b, "</td><td class=\"t\">");
+            sb_esc(b, wl->counters[c].title);
+            sb_puts(b, "</td><td>");
+            if (wl->counters[c].unit == WL_BYTES)
+                bytes_at(b, r, k, "");
+            else
+                num_at(b, r, k, 0);
+            char ko[160], t[64];
+            snprintf(ko, sizeof ko, "workloads.%s.ops", WL[w]);
+            double per = jnum(r, k) / jnum(r, ko);
+            sb_printf(b, "</td><td>%s</td></tr>\n", fmt_num(t, sizeof t, per, auto_dec(per)));
+        }
+    }
+    if (rows)
+        sb_puts(b, "</table>\n");
 }
 
 static void containers_section(struct sbuf *b, const json_t *r) {
@@ -431,10 +476,13 @@ static void render_run(struct sbuf *b, const json_t *r, const char *name) {
     sb_esc(b, jstr(r, "config.schedule"));
     sb_puts(b, "</p>\n");
     headline(b, r);
+    shards_html(b, r); /* a merged result: one row per host */
     latency_section(b, r);
+    figures_section(b, r);
     containers_section(b, r);
     telemetry_section(b, r);
     windows_section(b, r);
+    report_attrib_section(b, r);
     system_section(b, r);
     sb_printf(b, "<footer>result.json schema %s · written by harness report</footer>\n",
               fmt_num(sub, sizeof sub, jnum(r, "schema_version"), 0));
@@ -465,6 +513,36 @@ static void base_name(const char *dir, char *out, size_t len) {
 }
 
 /* ---- sweeps ---- */
+
+/* A sweep table's figure columns: the totals, then each workload's p95. */
+#define SWEEP_TOTALS 6
+struct sweep_cols {
+    size_t n;
+    const char *path[SWEEP_TOTALS + MAX_WL];
+    int dec[SWEEP_TOTALS + MAX_WL];
+    char buf[MAX_WL][96];
+    char name[MAX_WL][64]; /* the workloads of the p95 columns */
+};
+
+static void sweep_columns(const json_t *first, struct sweep_cols *sc) {
+    static const char *totals[SWEEP_TOTALS] = {"totals.ops", "totals.errors", "totals.wall_seconds",
+                                               "totals.aops", "totals.aops_per_core",
+                                               "totals.aops_per_watt"};
+    static const int tdec[SWEEP_TOTALS] = {0, 0, 3, 1, 2, 3};
+    sc->n = 0;
+    for (size_t c = 0; c < SWEEP_TOTALS; c++) {
+        sc->path[sc->n] = totals[c];
+        sc->dec[sc->n++] = tdec[c];
+    }
+    const char *WL[MAX_WL];
+    size_t nw = first ? workload_keys(json_object_get(first, "workloads"), WL, MAX_WL) : 0;
+    for (size_t w = 0; w < nw; w++) {
+        snprintf(sc->buf[w], sizeof sc->buf[w], "workloads.%s.latency_ms.p95", WL[w]);
+        snprintf(sc->name[w], sizeof sc->name[w], "%s", WL[w]);
+        sc->path[sc->n] = sc->buf[w];
+        sc->dec[sc->n++] = 3;
+    }
+}
 
 struct point {
     double containers;
@@ -545,23 +623,27 @@ static int render_sweep(struct sbuf *b, const char *dir, const json_t *sweep, co
     }
     sb_puts(b, "</div>\n<h2>Points</h2>\n<table id=\"sweep\"><tr><th>containers</th><th>valid</th>"
                "<th>ops</th><th>errors</th><th>seconds</th><th>AOPS</th><th>per-core AOPS</th>"
-               "<th>AOPS/W</th><th>S3 p95 ms</th><th>DB p95 ms</th><th>search p95 ms</th>"
-               "<th class=\"t\">details</th></tr>\n");
-    static const char *cols[] = {"totals.ops", "totals.errors", "totals.wall_seconds", "totals.aops",
-                                 "totals.aops_per_core", "totals.aops_per_watt",
-                                 "workloads.s3.latency_ms.p95", "workloads.db.latency_ms.p95",
-                                 "workloads.search.latency_ms.p95"};
-    static const int dec[] = {0, 0, 3, 1, 2, 3, 3, 3, 3};
+               "<th>AOPS/W</th>");
+    struct sweep_cols sc;
+    sweep_columns(first, &sc);
+    for (size_t w = 0; w < nw; w++) {
+        sb_puts(b, "<th>");
+        sb_esc(b, WL[w]);
+        sb_puts(b, " p95 ms</th>");
+    }
+    sb_puts(b, "<th class=\"t\">details</th></tr>\n");
     for (i = 0; i < n; i++) {
         char f[64], key[160];
         sb_printf(b, "<tr><td>%s</td>", fmt_num(f, sizeof f, p[i].containers, 0));
         if (!p[i].r) {
-            sb_puts(b, "<td colspan=\"11\" class=\"t\">missing</td></tr>\n");
+            sb_printf(b, "<td colspan=\"%zu\" class=\"t\">missing</td></tr>\n", sc.n + 2);
             continue;
         }
         int valid = json_is_true(json_object_get(p[i].r, "valid"));
         sb_printf(b, "<td class=\"%s\">%s</td>", valid ? "valid" : "invalid", valid ? "yes" : "no");
-        for (size_t c = 0; c < 9; c++) {
+        const char *const *cols = sc.path;
+        const int *dec = sc.dec;
+        for (size_t c = 0; c < sc.n; c++) {
             snprintf(key, sizeof key, "sweep.%zu.%s", i, cols[c]);
             sb_puts(b, "<td>");
             sb_num(b, key, jnum(p[i].r, cols[c]), dec[c]);
@@ -649,24 +731,26 @@ static int sweep_csv(const char *dir, const json_t *sweep, const char *csvdir, c
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return -1;
     }
-    fputs("containers,valid,ops,errors,wall_seconds,aops,aops_per_core,aops_per_watt,"
-          "s3_p95_ms,db_p95_ms,search_p95_ms\n", f);
     size_t i;
     json_t *pj;
     int rc = 0;
+    struct sweep_cols sc = {0};
     json_array_foreach(json_object_get(sweep, "points"), i, pj) {
         char pdir[4300], e[512];
         snprintf(pdir, sizeof pdir, "%s/%s", dir, jstr(pj, "dir") ? jstr(pj, "dir") : "");
         json_t *r = load_run(pdir, e, sizeof e);
         if (!r)
             continue;
-        static const char *cols[] = {"totals.ops", "totals.errors", "totals.wall_seconds", "totals.aops",
-                                     "totals.aops_per_core", "totals.aops_per_watt",
-                                     "workloads.s3.latency_ms.p95", "workloads.db.latency_ms.p95",
-                                     "workloads.search.latency_ms.p95"};
+        if (!sc.n) { /* the columns: the first readable point's workloads */
+            sweep_columns(r, &sc);
+            fputs("containers,valid,ops,errors,wall_seconds,aops,aops_per_core,aops_per_watt", f);
+            for (size_t c = SWEEP_TOTALS; c < sc.n; c++)
+                fprintf(f, ",%s_p95_ms", sc.name[c - SWEEP_TOTALS]);
+            fputc('\n', f);
+        }
         fprintf(f, "%g,%s", jnum(pj, "containers"), json_is_true(json_object_get(r, "valid")) ? "true" : "false");
-        for (size_t c = 0; c < 9; c++) {
-            double v = jnum(r, cols[c]);
+        for (size_t c = 0; c < sc.n; c++) {
+            double v = jnum(r, sc.path[c]);
             char e[40];
             if (isfinite(v))
                 fprintf(f, ",%s", fmt_exact(e, sizeof e, v));

@@ -10,6 +10,8 @@
  * parsing our rounding. */
 #include "report_html.h"
 
+#include "../workloads/workload.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -77,55 +79,23 @@ void sb_free(struct sbuf *b) {
     b->len = b->cap = 0;
 }
 
-json_t *jget(const json_t *root, const char *path) {
-    char key[128];
-    const json_t *cur = root;
-    while (cur && *path) {
-        const char *dot = strchr(path, '.');
-        size_t n = dot ? (size_t)(dot - path) : strlen(path);
-        if (n >= sizeof key)
-            return NULL;
-        memcpy(key, path, n);
-        key[n] = 0;
-        /* Arrays take an index step: "containers.0.ops". */
-        char *end;
-        unsigned long idx = strtoul(key, &end, 10);
-        if (json_is_array(cur))
-            cur = (*key && !*end) ? json_array_get(cur, idx) : NULL;
-        else
-            cur = json_is_object(cur) ? json_object_get(cur, key) : NULL;
-        path += n + (dot ? 1 : 0);
-    }
-    return (json_t *)cur;
-}
-
-double jnum(const json_t *root, const char *path) {
-    json_t *v = jget(root, path);
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-const char *jstr(const json_t *root, const char *path) {
-    return json_string_value(jget(root, path));
-}
-
 size_t workload_keys(const json_t *obj, const char **out, size_t max) {
-    static const char *known[] = {"s3", "db", "search"};
     size_t n = 0;
-    for (size_t i = 0; i < 3 && n < max; i++)
-        if (json_object_get(obj, known[i]))
-            out[n++] = known[i];
+    for (int i = 0; workload_table[i] && n < max; i++)
+        if (json_is_object(json_object_get(obj, workload_table[i]->name)))
+            out[n++] = workload_table[i]->name;
     const char *k;
     json_t *v;
     json_object_foreach((json_t *)obj, k, v) {
-        if (n < max && strcmp(k, "s3") && strcmp(k, "db") && strcmp(k, "search") && json_is_object(v))
+        if (n < max && !workload_find(k) && json_is_object(v))
             out[n++] = k;
     }
     return n;
 }
 
 const char *workload_title(const char *key) {
-    return !strcmp(key, "s3") ? "S3 GET" : !strcmp(key, "db") ? "MariaDB query"
-         : !strcmp(key, "search") ? "code search" : key;
+    const struct workload *w = workload_find(key);
+    return w && w->title ? w->title : key;
 }
 
 json_t *load_run(const char *dir, char *err, size_t errlen) {
@@ -260,9 +230,9 @@ void page_begin(struct sbuf *b, const char *title) {
             "svg.chart .grid{stroke:var(--line);stroke-width:1}\n"
             "svg.chart .axis{stroke:#8a94a3;stroke-width:1}\n"
             "svg.chart .line{fill:none;stroke-width:2}\n"
-            ".s0{stroke:var(--c0);fill:var(--c0)}.s1{stroke:var(--c1);fill:var(--c1)}"
-            ".s2{stroke:var(--c2);fill:var(--c2)}.s3{stroke:var(--c3);fill:var(--c3)}\n"
-            "svg.chart polyline.s0,svg.chart polyline.s1,svg.chart polyline.s2,svg.chart polyline.s3{fill:none}\n"
+            ".ser0{stroke:var(--c0);fill:var(--c0)}.ser1{stroke:var(--c1);fill:var(--c1)}"
+            ".ser2{stroke:var(--c2);fill:var(--c2)}.ser3{stroke:var(--c3);fill:var(--c3)}\n"
+            "svg.chart polyline.ser0,svg.chart polyline.ser1,svg.chart polyline.ser2,svg.chart polyline.ser3{fill:none}\n"
             ".span0{fill:#2f6fdb14}.span1{fill:#e0782f14}.span2{fill:#2a9d6f14}\n"
             ".unavail{overflow-wrap:anywhere;color:var(--mute);font-style:italic;padding:16px;border:1px dashed var(--line);border-radius:8px}\n"
             "ul.warn li{color:#8a4b00}ul.bad li{color:var(--bad)}\n"
@@ -337,7 +307,7 @@ static void legend(struct sbuf *b, const char *const *names, size_t n) {
     for (size_t i = n; i-- > 0;) {
         double w = 7.0 * (double)strlen(names[i]) + 22;
         x -= w;
-        sb_printf(b, "<rect class=\"s%zu\" x=\"%.1f\" y=\"7\" width=\"10\" height=\"10\" rx=\"2\"/>", i % 4, x);
+        sb_printf(b, "<rect class=\"ser%zu\" x=\"%.1f\" y=\"7\" width=\"10\" height=\"10\" rx=\"2\"/>", i % 4, x);
         sb_printf(b, "<text x=\"%.1f\" y=\"16\">", x + 14);
         sb_esc(b, names[i]);
         sb_puts(b, "</text>");
@@ -404,10 +374,10 @@ void svg_line_chart(struct sbuf *b, const char *id, const char *title, const cha
             if (k == j)
                 break;
             if (k - j == 1)
-                sb_printf(b, "<circle class=\"s%zu\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\"/>", i % 4,
+                sb_printf(b, "<circle class=\"ser%zu\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\"/>", i % 4,
                           PX(s[i].x[j]), PY(s[i].y[j]));
             else {
-                sb_printf(b, "<polyline class=\"line s%zu\" points=\"", i % 4);
+                sb_printf(b, "<polyline class=\"line ser%zu\" points=\"", i % 4);
                 for (size_t m = j; m < k; m++)
                     sb_printf(b, "%s%.1f,%.1f", m > j ? " " : "", PX(s[i].x[m]), PY(s[i].y[m]));
                 sb_puts(b, "\"/>");
@@ -449,7 +419,7 @@ void svg_bar_chart(struct sbuf *b, const char *id, const char *title, const char
         if (isfinite(v[i])) {
             double h = v[i] / top * (H - MT - MB);
             char f[64];
-            sb_printf(b, "<rect class=\"bar s%d\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"><title>",
+            sb_printf(b, "<rect class=\"bar ser%d\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"><title>",
                       0, x, H - MB - h, bw, h);
             sb_esc(b, labels[i]);
             sb_printf(b, ": %s</title></rect>", fmt_num(f, sizeof f, v[i], auto_dec(v[i])));

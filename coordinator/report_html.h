@@ -9,6 +9,8 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "../common/json.h"
+
 struct sbuf {
     char *s;
     size_t len, cap;
@@ -21,18 +23,11 @@ void sb_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(print
 void sb_esc(struct sbuf *b, const char *s);
 void sb_free(struct sbuf *b);
 
-/* Look up "a.b.c" in a JSON object; NULL when any step is missing. */
-json_t *jget(const json_t *root, const char *path);
-/* The number at path, or NAN when missing, null or not a number. */
-double jnum(const json_t *root, const char *path);
-/* The string at path, or NULL. */
-const char *jstr(const json_t *root, const char *path);
-
-/* The workload names of a "workloads" or "windows" object: s3, db, search
- * first (the contract's order), then any other (a test-only workload such as
- * sleep) as they come. Returns how many were put in out. */
+/* The workload names of a "workloads" or "windows" object: those of the
+ * registry first, in its order (a phased cycle's), then any other (a result
+ * from another build) as they come. Returns how many were put in out. */
 size_t workload_keys(const json_t *obj, const char **out, size_t max);
-/* "S3 GET" for s3 and so on; other names as they are. */
+/* A workload's title from the registry; unknown names as they are. */
 const char *workload_title(const char *key);
 
 /* Load DIR/result.json (or DIR itself when it is a file). NULL with err set. */

@@ -16,10 +16,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../workloads/search.h"
+#include "../common/json.h"
+#include "histjson.h"
 #include "results.h"
 
-static json_t *lat_json(const struct hist *h) {
+json_t *results_latency_json(const struct hist *h) {
     if (!h->count)
         return json_pack("{s:n,s:n,s:n,s:n,s:n}", "mean", "p50", "p95", "p99", "max");
     return json_pack("{s:f,s:f,s:f,s:f,s:f}", "mean", hist_mean(h) / 1e6, "p50",
@@ -28,38 +29,33 @@ static json_t *lat_json(const struct hist *h) {
                      (double)hist_quantile(h, 0.99) / 1e6, "max", (double)h->max / 1e6);
 }
 
-static json_t *num_or_null(double x, int ok) {
-    return ok && isfinite(x) ? json_real(x) : json_null();
-}
-
+/* config: the harness's own settings, then each workload's part. */
 static json_t *config_json(const struct config *cfg, const struct run_layout *lay,
-                           const char *cgroups) {
+                           const char *cgroups, json_t *warnings) {
     json_t *wl = json_array();
     for (unsigned w = 0; w < lay->nwl; w++)
         json_array_append_new(wl, json_string(lay->wl[w]->name));
     json_t *c = json_pack(
-        "{s:i, s:s, s:i, s:I, s:s, s:o, s:s, s:o, s:o, s:f, s:f, s:f, s:s}", "containers",
-        (int)cfg->n, "profile", profile_name(cfg->profile), "cycles", (int)cfg->cycles, "seed",
+        "{s:i, s:s, s:i, s:I, s:s, s:o, s:o, s:o, s:f, s:f, s:f, s:s}", "containers", (int)cfg->n,
+        "profile", profile_name(cfg->profile), "cycles", (int)cfg->cycles, "seed",
         (json_int_t)cfg->seed, "schedule", schedule_name(cfg->schedule), "memory_limit_bytes",
-        cfg->no_cgroups ? json_null() : json_integer((json_int_t)cfg->memory_limit), "dataset",
-        cfg->dataset == DATASET_SHARED ? "shared" : "per-worker", "workloads", wl,
-        "cpus_per_container",
+        cfg->no_cgroups ? json_null() : json_integer((json_int_t)cfg->memory_limit), "workloads",
+        wl, "cpus_per_container",
         cfg->cpus_per_container > 0 ? json_real(cfg->cpus_per_container) : json_null(),
         "sample_interval", cfg->sample_interval, "stall_timeout", cfg->stall_timeout,
         "op_timeout", cfg->op_timeout, "cgroups", cgroups ? cgroups : "none (--no-cgroups)");
-    json_object_set_new(c, "s3", json_pack("{s:s, s:s, s:s, s:b}", "endpoint", cfg->s3_endpoint,
-                                           "bucket", cfg->bucket, "region", cfg->s3_region,
-                                           "insecure", cfg->s3_insecure));
-    json_object_set_new(c, "db",
-                        json_pack("{s:s, s:i, s:s, s:s, s:b}", "host",
-                                  cfg->db_socket[0] ? cfg->db_socket : cfg->db_host, "port",
-                                  (int)cfg->db_port, "user", cfg->db_user, "database",
-                                  cfg->db_name, "tls", cfg->db_tls));
-    /* What was searched, so two runs can be shown to have searched the same. */
-    int searched = 0;
-    for (unsigned w = 0; w < lay->nwl; w++)
-        searched |= !strcmp(lay->wl[w]->name, "search");
-    json_object_set_new(c, "corpus", searched ? corpus_manifest_json(cfg) : json_null());
+    json_object_set_new(c, "runtime",
+                        json_string(cfg->runtime == RUNTIME_DOCKER ? "docker" : "cgroup"));
+    if (cfg->runtime == RUNTIME_DOCKER)
+        json_object_set_new(c, "docker", json_pack("{s:s, s:s}", "image", cfg->image, "network",
+                                                   cfg->container_network));
+    for (int i = 0; workload_table[i]; i++) {
+        if (!workload_table[i]->describe)
+            continue;
+        json_t *part = workload_table[i]->describe(cfg, cfg->wl_mask >> i & 1, warnings);
+        json_object_update(c, part);
+        json_decref(part);
+    }
     return c;
 }
 
@@ -68,85 +64,112 @@ static const char *signame(int sig) {
     return s ? s : "unknown";
 }
 
-json_t *results_build(const struct run_report *rep) {
-    const struct run_ctx *r = rep->r;
-    const struct config *cfg = r->cfg;
-    const struct run_layout *lay = &r->lay;
-    unsigned n = cfg->n;
+static void stats_add(struct wl_stats *a, const struct wl_stats *b) {
+    a->ops += b->ops;
+    a->errors += b->errors;
+    for (unsigned c = 0; c < WL_MAX_COUNTERS; c++)
+        a->count[c] += b->count[c];
+    if (b->first_start && (!a->first_start || b->first_start < a->first_start))
+        a->first_start = b->first_start;
+    if (b->last_end > a->last_end)
+        a->last_end = b->last_end;
+    for (unsigned k = 0; k < WL_MAX_CLASSES; k++) {
+        a->class_ops[k] += b->class_ops[k];
+        a->class_errors[k] += b->class_errors[k];
+        for (unsigned c = 0; c < WL_MAX_COUNTERS; c++)
+            a->class_count[k][c] += b->class_count[k][c];
+    }
+}
 
-    /* Merge per workload. */
-    struct wl_stats tot[RUN_MAX_WL];
-    memset(tot, 0, sizeof tot);
-    unsigned nh = lay->nhist;
-    struct hist *merged = malloc(sizeof(struct hist) * nh);
-    for (unsigned h = 0; h < nh; h++)
-        hist_init(&merged[h]);
-    int64_t t_end = rep->t0;
-    for (unsigned i = 0; i < n; i++) {
+int results_merge(const struct run_ctx *r, int64_t t0, struct run_totals *t) {
+    const struct run_layout *lay = &r->lay;
+    memset(t, 0, sizeof *t);
+    t->nwl = lay->nwl;
+    t->t_end = t0;
+    t->hists = malloc(sizeof(struct hist) * (lay->nhist ? lay->nhist : 1));
+    if (!t->hists)
+        return -1;
+    for (unsigned h = 0; h < lay->nhist; h++)
+        hist_init(&t->hists[h]);
+    for (unsigned i = 0; i < r->cfg->n; i++) {
         struct worker_slot *s = run_slot(r, i);
-        for (unsigned w = 0; w < lay->nwl; w++) {
-            struct wl_stats *a = &tot[w], *b = &s->wl[w];
-            a->ops += b->ops;
-            a->errors += b->errors;
-            a->bytes += b->bytes;
-            a->rows += b->rows;
-            a->files += b->files;
-            if (b->first_start && (!a->first_start || b->first_start < a->first_start))
-                a->first_start = b->first_start;
-            if (b->last_end > a->last_end)
-                a->last_end = b->last_end;
-            for (unsigned k = 0; k < WL_MAX_CLASSES; k++) {
-                a->class_ops[k] += b->class_ops[k];
-                a->class_errors[k] += b->class_errors[k];
-                a->class_rows[k] += b->class_rows[k];
-                a->class_bytes[k] += b->class_bytes[k];
-            }
-        }
-        for (unsigned h = 0; h < nh; h++) {
+        for (unsigned w = 0; w < lay->nwl; w++)
+            stats_add(&t->wl[w], &s->wl[w]);
+        for (unsigned h = 0; h < lay->nhist; h++) {
             struct hist *src = slot_hist(r, s, h);
             if (src->count)
-                hist_merge(&merged[h], src);
+                hist_merge(&t->hists[h], src);
         }
-        if (s->end_ns > t_end)
-            t_end = s->end_ns;
+        if (s->end_ns > t->t_end)
+            t->t_end = s->end_ns;
     }
-
-    uint64_t ops = 0, errors = 0;
-    int test_only = 0;
     for (unsigned w = 0; w < lay->nwl; w++) {
-        ops += tot[w].ops;
-        errors += tot[w].errors;
-        test_only |= lay->wl[w]->test_only;
+        t->ops += t->wl[w].ops;
+        t->errors += t->wl[w].errors;
     }
-    uint64_t expected = (uint64_t)n * cfg->cycles * lay->ops_per_cycle;
-    double wall = rep->released ? (double)(t_end - rep->t0) / 1e9 : 0;
+    return 0;
+}
 
-    json_t *reasons = rep->reasons, *warnings = rep->warnings;
-    if (errors)
+void results_totals_free(struct run_totals *t) {
+    free(t->hists);
+    t->hists = NULL;
+}
+
+void results_judge(const struct verdict_in *v, json_t *reasons) {
+    if (v->errors)
         json_array_append_new(reasons, json_sprintf("%llu operations failed",
-                                                    (unsigned long long)errors));
-    if (rep->released && ops + errors < expected)
+                                                    (unsigned long long)v->errors));
+    if (v->released && v->ops + v->errors < v->expected)
         json_array_append_new(reasons,
                               json_sprintf("%llu of %llu operations never ran",
-                                           (unsigned long long)(expected - ops - errors),
-                                           (unsigned long long)expected));
-    if (test_only)
+                                           (unsigned long long)(v->expected - v->ops - v->errors),
+                                           (unsigned long long)v->expected));
+    if (v->test_only)
         json_array_append_new(reasons, json_string("a test-only workload ran: not a benchmark"));
-    else if (lay->ops_per_cycle != 1340)
+    else if (v->ops_per_cycle != v->full_cycle)
         json_array_append_new(
-            reasons, json_sprintf("partial cycle (%u of 1,340 operations per cycle, workloads: "
-                                  "%s): AOPS is not comparable",
-                                  lay->ops_per_cycle, cfg->workloads));
-    if (cfg->s3_insecure)
-        json_array_append_new(warnings,
-                              json_string("S3 TLS certificates not verified (--s3-insecure)"));
-    if (cfg->no_cgroups)
-        json_array_append_new(warnings,
-                              json_string("--no-cgroups: workers ran without memory limits"));
+            reasons, json_sprintf("partial cycle (%u of %u operations per cycle, workloads: %s): "
+                                  "AOPS is not comparable",
+                                  v->ops_per_cycle, v->full_cycle, v->workloads));
+}
 
-    /* Containers. */
+/* A workload's declared counters of one stats block into o. */
+static void counters_json(json_t *o, const struct workload *wl, const uint64_t *count) {
+    for (unsigned c = 0; c < wl->ncounters; c++)
+        json_object_set_new(o, wl->counters[c].key, json_integer((json_int_t)count[c]));
+}
+
+/* workloads.<name>: ops, errors, latency, its counters, histograms, classes. */
+static json_t *workload_json(const struct run_layout *lay, unsigned w, const struct wl_stats *t,
+                             const struct hist *hists) {
+    const struct workload *wl = lay->wl[w];
+    json_t *o = json_pack("{s:I, s:I, s:o}", "ops", (json_int_t)t->ops, "errors",
+                          (json_int_t)t->errors, "latency_ms",
+                          results_latency_json(&hists[lay_hist_lat(lay, w)]));
+    counters_json(o, wl, t->count);
+    for (unsigned h = 0; h < wl->nhists; h++)
+        json_object_set_new(o, wl->hists[h].key,
+                            results_latency_json(&hists[lay_hist_extra(lay, w, h)]));
+    if (wl->nclasses) {
+        json_t *cl = json_object();
+        for (unsigned k = 0; k < wl->nclasses; k++) {
+            json_t *x = json_pack("{s:I, s:I}", "ops", (json_int_t)t->class_ops[k], "errors",
+                                  (json_int_t)t->class_errors[k]);
+            counters_json(x, wl, t->class_count[k]);
+            json_object_set_new(x, "latency_ms",
+                                results_latency_json(&hists[lay_hist_class(lay, w, k)]));
+            json_object_set_new(cl, wl->class_names[k], x);
+        }
+        json_object_set_new(o, wl->classes_key ? wl->classes_key : "classes", cl);
+    }
+    return o;
+}
+
+static json_t *containers_json(const struct run_report *rep) {
+    const struct run_ctx *r = rep->r;
+    const struct run_layout *lay = &r->lay;
     json_t *containers = json_array();
-    for (unsigned i = 0; i < n; i++) {
+    for (unsigned i = 0; i < r->cfg->n; i++) {
         struct worker_slot *s = run_slot(r, i);
         const struct worker_end *we = &rep->workers[i];
         uint64_t cops = 0, cerr = 0;
@@ -154,11 +177,12 @@ json_t *results_build(const struct run_report *rep) {
         for (unsigned w = 0; w < lay->nwl; w++) {
             cops += s->wl[w].ops;
             cerr += s->wl[w].errors;
-            const struct hist *h = slot_hist(r, s, lay->hist_base[w]);
+            const struct hist *h = slot_hist(r, s, lay_hist_lat(lay, w));
             json_object_set_new(means, lay->wl[w]->name,
                                 h->count ? json_real(hist_mean(h) / 1e6) : json_null());
         }
-        json_t *c = json_pack("{s:i, s:I, s:I, s:o, s:o, s:o, s:o}", "id", (int)i, "ops",
+        unsigned id = r->id_base + i; /* global: unique across the shards of a run */
+        json_t *c = json_pack("{s:i, s:I, s:I, s:o, s:o, s:o, s:o}", "id", (int)id, "ops",
                               (json_int_t)cops, "errors", (json_int_t)cerr, "seconds",
                               rep->released && s->end_ns > rep->t0
                                   ? json_real((double)(s->end_ns - rep->t0) / 1e9)
@@ -167,96 +191,101 @@ json_t *results_build(const struct run_report *rep) {
                               we->reaped && WIFEXITED(we->status)
                                   ? json_integer(WEXITSTATUS(we->status))
                                   : json_null(),
-                              "oom_killed", we->oom_killed < 0 ? json_null()
-                                                               : json_boolean(we->oom_killed),
+                              "oom_killed",
+                              we->oom_killed < 0 ? json_null() : json_boolean(we->oom_killed),
                               "latency_ms_mean", means);
         if (we->reaped && WIFSIGNALED(we->status))
             json_object_set_new(c, "signal", json_sprintf("SIG%s", signame(WTERMSIG(we->status))));
         if (s->error[0])
             json_object_set_new(c, "error", json_string(s->error));
+        if (we->runtime_id[0])
+            json_object_set_new(c, "runtime_id", json_string(we->runtime_id));
         json_array_append_new(containers, c);
     }
+    return containers;
+}
 
-    /* Workloads and windows. */
+json_t *results_build(const struct run_report *rep) {
+    const struct run_ctx *r = rep->r;
+    const struct config *cfg = r->cfg;
+    const struct run_layout *lay = &r->lay;
+    json_t *reasons = rep->reasons, *warnings = rep->warnings;
+
+    struct run_totals tot;
+    if (results_merge(r, rep->t0, &tot) != 0)
+        return NULL;
+    int test_only = 0;
+    for (unsigned w = 0; w < lay->nwl; w++)
+        test_only |= lay->wl[w]->test_only;
+    uint64_t expected = (uint64_t)cfg->n * cfg->cycles * lay->ops_per_cycle;
+    struct verdict_in v = {tot.ops,           tot.errors,           expected,      rep->released,
+                           test_only,         lay->ops_per_cycle,   workloads_full_cycle(),
+                           cfg->workloads[0] ? cfg->workloads : "all"};
+    results_judge(&v, reasons);
+    if (cfg->no_cgroups)
+        json_array_append_new(warnings,
+                              json_string("--no-cgroups: workers ran without memory limits"));
+
     json_t *workloads = json_object(), *windows = json_object();
     for (unsigned w = 0; w < lay->nwl; w++) {
-        const struct workload *wl = lay->wl[w];
-        struct wl_stats *t = &tot[w];
-        json_t *o = json_pack("{s:I, s:I, s:o}", "ops", (json_int_t)t->ops, "errors",
-                              (json_int_t)t->errors, "latency_ms",
-                              lat_json(&merged[lay->hist_base[w]]));
-        if (!strcmp(wl->name, "s3") || t->bytes)
-            json_object_set_new(o, "bytes", json_integer((json_int_t)t->bytes));
-        if (!strcmp(wl->name, "db"))
-            json_object_set_new(o, "rows", json_integer((json_int_t)t->rows));
-        if (!strcmp(wl->name, "search")) {
-            json_object_set_new(o, "matched_lines", json_integer((json_int_t)t->rows));
-            json_object_set_new(o, "files_searched", json_integer((json_int_t)t->files));
-            json_object_set_new(o, "bytes_searched", json_integer((json_int_t)t->bytes));
-        }
-        if (merged[lay->hist_base[w] + 1].count)
-            json_object_set_new(o, "ttfb_ms", lat_json(&merged[lay->hist_base[w] + 1]));
-        if (wl->nclasses) {
-            json_t *cl = json_object();
-            for (unsigned k = 0; k < wl->nclasses; k++) {
-                json_t *x = json_pack("{s:I, s:I, s:I, s:I, s:o}", "ops",
-                                      (json_int_t)t->class_ops[k], "errors",
-                                      (json_int_t)t->class_errors[k], "rows",
-                                      (json_int_t)t->class_rows[k], "bytes",
-                                      (json_int_t)t->class_bytes[k], "latency_ms",
-                                      lat_json(&merged[lay->hist_base[w] + 2 + k]));
-                json_object_set_new(cl, wl->class_names[k], x);
-            }
-            /* db calls its classes patterns; s3 calls them size classes. */
-            json_object_set_new(o, !strcmp(wl->name, "db") ? "patterns" : "classes", cl);
-        }
-        json_object_set_new(workloads, wl->name, o);
-
+        const struct wl_stats *t = &tot.wl[w];
+        json_object_set_new(workloads, lay->wl[w]->name, workload_json(lay, w, t, tot.hists));
         if (rep->released && t->first_start) {
             double a = (double)(t->first_start - rep->t0) / 1e9;
             double b = (double)(t->last_end - rep->t0) / 1e9;
             json_t *win = rep->tel ? telemetry_window_json(rep->tel, a, b) : json_object();
             json_object_set_new(win, "start", json_real(a));
             json_object_set_new(win, "end", json_real(b));
-            json_object_set_new(windows, wl->name, win);
+            if (rep->t0_epoch > 0) { /* absolute, exact: what a merge lines up */
+                json_int_t t0 = llround(rep->t0_epoch * 1e9);
+                json_object_set_new(win, "start_at_ns",
+                                    json_integer(t0 + (t->first_start - rep->t0)));
+                json_object_set_new(win, "end_at_ns", json_integer(t0 + (t->last_end - rep->t0)));
+            }
+            json_object_set_new(windows, lay->wl[w]->name, win);
         }
     }
 
+    json_t *config = config_json(cfg, lay, rep->cgroups, warnings);
     json_t *system = inventory_json(cfg, warnings);
     if (rep->servers)
         json_object_set(system, "backends", rep->servers);
     int cores = inventory_physical_cores(cfg);
-    double aops = wall > 0 ? (double)ops / wall : 0;
+    double wall = rep->released ? (double)(tot.t_end - rep->t0) / 1e9 : 0;
+    double aops = wall > 0 ? (double)tot.ops / wall : 0;
     double watts = rep->tel ? telemetry_mean_power(rep->tel) : -1;
     json_t *totals = json_pack(
-        "{s:I, s:I, s:I, s:o, s:o, s:o, s:o}", "ops", (json_int_t)ops, "errors",
-        (json_int_t)errors, "expected_ops", (json_int_t)expected, "wall_seconds",
-        num_or_null(wall, rep->released), "aops", num_or_null(aops, wall > 0), "aops_per_core",
-        num_or_null(aops / cores, wall > 0 && cores > 0), "aops_per_watt",
-        num_or_null(aops / watts, wall > 0 && watts > 0));
+        "{s:I, s:I, s:I, s:o, s:o, s:o, s:o}", "ops", (json_int_t)tot.ops, "errors",
+        (json_int_t)tot.errors, "expected_ops", (json_int_t)expected, "wall_seconds",
+        json_num_or_null(wall, rep->released), "aops", json_num_or_null(aops, wall > 0),
+        "aops_per_core", json_num_or_null(aops / cores, wall > 0 && cores > 0), "aops_per_watt",
+        json_num_or_null(aops / watts, wall > 0 && watts > 0));
 
     json_t *res = json_object();
     json_object_set_new(res, "schema_version", json_integer(RESULT_SCHEMA_VERSION));
     json_object_set_new(res, "valid", json_boolean(json_array_size(reasons) == 0));
     json_object_set(res, "invalid_reasons", reasons);
     json_object_set(res, "warnings", warnings);
-    json_object_set_new(res, "config", config_json(cfg, lay, rep->cgroups));
+    json_object_set_new(res, "config", config);
     json_object_set_new(res, "system", system);
     json_object_set_new(res, "totals", totals);
     json_object_set_new(res, "workloads", workloads);
-    json_object_set_new(res, "containers", containers);
+    json_object_set_new(res, "containers", containers_json(rep));
     json_object_set_new(res, "windows", windows);
     json_object_set_new(res, "telemetry", rep->tel ? telemetry_json(rep->tel) : json_null());
+    json_object_set_new(res, "histograms", results_hists_json(lay, tot.hists));
     /* The coordinator's own cost, so its overhead at scale is on record. */
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     json_object_set_new(res, "coordinator",
                         json_pack("{s:o, s:I, s:f}", "startup_seconds",
-                                  num_or_null(rep->startup_seconds, rep->released),
+                                  json_num_or_null(rep->startup_seconds, rep->released),
                                   "peak_rss_bytes", (json_int_t)ru.ru_maxrss * 1024, "cpu_seconds",
                                   (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
                                       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6));
-    free(merged);
+    attrib_results(rep->attrib, res);
+    server_check_results(rep->server_check, res);
+    results_totals_free(&tot);
     return res;
 }
 
@@ -270,17 +299,6 @@ int results_write(const json_t *result, const char *dir, char *err, size_t errle
         return -1;
     }
     return 0;
-}
-
-static double jnum(const json_t *o, const char *path) {
-    /* "a.b.c" */
-    char buf[128];
-    snprintf(buf, sizeof buf, "%s", path);
-    const json_t *cur = o;
-    for (char *save = NULL, *t = strtok_r(buf, ".", &save); t && cur;
-         t = strtok_r(NULL, ".", &save))
-        cur = json_object_get(cur, t);
-    return cur && json_is_number(cur) ? json_number_value(cur) : NAN;
 }
 
 /* "12.345" or "-" for a figure that could not be measured. */
@@ -319,10 +337,24 @@ void results_print_summary(const json_t *res, const char *dir, FILE *f) {
                 fmt(b[2], 32, "%.3f", jnum(w, "latency_ms.p99")),
                 fmt(b[3], 32, "%.3f", jnum(w, "latency_ms.max")));
     }
+    /* Each workload's own figures: its counters, then its other histograms. */
+    json_object_foreach((json_t *)wls, name, w) {
+        const struct workload *wl = workload_find(name);
+        for (unsigned c = 0; wl && c < wl->ncounters; c++)
+            fprintf(f, "  %-8s %s %.0f\n", name, wl->counters[c].title,
+                    jnum(w, wl->counters[c].key));
+        for (unsigned h = 0; wl && h < wl->nhists; h++) {
+            const json_t *x = json_object_get(w, wl->hists[h].key);
+            fprintf(f, "  %-8s %s ms: mean %s, p95 %s, p99 %s\n", name, wl->hists[h].title,
+                    fmt(b[0], 32, "%.3f", jnum(x, "mean")), fmt(b[1], 32, "%.3f", jnum(x, "p95")),
+                    fmt(b[2], 32, "%.3f", jnum(x, "p99")));
+        }
+    }
     const json_t *cpu = json_object_get(json_object_get(res, "telemetry"), "cpu_util");
     if (cpu && json_is_object(cpu))
         fprintf(f, "  CPU util    mean %s %%, peak %s %%\n",
                 fmt(b[0], 32, "%.1f", jnum(cpu, "mean")), fmt(b[1], 32, "%.1f", jnum(cpu, "peak")));
+    attrib_print_summary(res, f);
     size_t i;
     const json_t *v;
     json_array_foreach(json_object_get(res, "warnings"), i, v)

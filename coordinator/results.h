@@ -1,43 +1,80 @@
 /* results.h -- turning a finished run into result.json and a human summary.
  *
  * Measurement and output are kept apart (as fio does): the coordinator hands
- * over the shared slots and what it saw of each worker; this module merges,
- * computes the metrics as SPEC.md defines them and builds the JSON. The
- * summary on stdout is printed from that JSON, so both always agree. */
+ * over the shared slots and what it saw of each worker; this module merges
+ * them (a pure sum), judges the run's validity by the rules of SPEC.md (a
+ * pure function, unit-tested without forking), and builds the JSON, whose
+ * per-workload figures come from each workload's declared counters,
+ * histograms and classes. The summary on stdout is printed from that JSON,
+ * so both always agree. */
 #ifndef AOPS_RESULTS_H
 #define AOPS_RESULTS_H
 
 #include <jansson.h>
 #include <stdio.h>
 
+#include "attrib.h"
+#include "hist.h"
 #include "run.h"
+#include "server_check.h"
 #include "telemetry.h"
 
 #define RESULT_SCHEMA_VERSION 1
 
 struct worker_end {
-    int pid;
+    int pid; /* forked workers; -1 in a container */
     int reaped;
-    int status;     /* raw wait status when reaped */
-    int oom_killed; /* 1, 0, or -1 unknown */
+    int status;          /* raw wait status when reaped */
+    int oom_killed;      /* 1, 0, or -1 unknown */
+    char runtime_id[72]; /* the container's id (docker runtime), "" otherwise */
 };
 
 struct run_report {
     const struct run_ctx *r;
     const struct worker_end *workers;
-    int64_t t0;          /* barrier release; 0 when the run never started */
-    int released;        /* the barrier was released */
-    json_t *reasons;     /* invalid_reasons, filled by the coordinator first */
+    int64_t t0;      /* barrier release; 0 when the run never started */
+    int released;    /* the barrier was released */
+    json_t *reasons; /* invalid_reasons, filled by the coordinator first */
     json_t *warnings;
     struct telemetry *tel;
-    const char *cgroups; /* description, or NULL with --no-cgroups */
+    const char *cgroups;    /* description, or NULL with --no-cgroups */
     double startup_seconds; /* command start to barrier release */
-    json_t *servers;        /* backends: {"s3": "MinIO ...", "db": "10.11...", "search": "io_uring"} */
+    json_t *servers;        /* backends: what serves each workload */
+    const struct attrib *attrib;             /* where the time went; NULL: not measured */
+    const struct server_check *server_check; /* the servers' own counts; NULL: none */
+    double t0_epoch;        /* the release by the wall clock (windows' absolute edges); 0 none */
 };
 
-/* Build the whole result; adds invalid reasons found while merging. */
+/* Step 1, the merge: every worker's slot summed per workload. */
+struct run_totals {
+    unsigned nwl;
+    struct wl_stats wl[RUN_MAX_WL];
+    struct hist *hists; /* lay->nhist merged histograms (owned) */
+    uint64_t ops, errors;
+    int64_t t_end; /* last completion, CLOCK_MONOTONIC ns */
+};
+int results_merge(const struct run_ctx *r, int64_t t0, struct run_totals *t);
+void results_totals_free(struct run_totals *t);
+
+/* Step 2, the validity rules other than what the coordinator saw itself
+ * (signals, OOM kills, stalls): failed operations, operations that never
+ * ran, test-only workloads, a partial cycle. Appends one reason each. */
+struct verdict_in {
+    uint64_t ops, errors, expected;
+    int released;
+    int test_only;          /* a test-only workload ran */
+    unsigned ops_per_cycle; /* of the workloads that ran */
+    unsigned full_cycle;    /* of every real workload */
+    const char *workloads;  /* the selection, for the message */
+};
+void results_judge(const struct verdict_in *v, json_t *reasons);
+
+/* Step 3: build the whole result (runs steps 1 and 2). */
 json_t *results_build(const struct run_report *rep);
 int results_write(const json_t *result, const char *dir, char *err, size_t errlen);
 void results_print_summary(const json_t *result, const char *dir, FILE *f);
+
+/* {mean, p50, p95, p99, max} in milliseconds; nulls for an empty histogram. */
+json_t *results_latency_json(const struct hist *h);
 
 #endif

@@ -12,34 +12,43 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "../common/config.h"
 #include "../workloads/workload.h"
-#include "config.h"
 #include "hist.h"
 
 #define RUN_MAX_WL 5
 
 enum worker_phase { PH_STARTING = 0, PH_READY, PH_RUNNING, PH_DONE, PH_FAILED };
 
+/* One workload's figures in one worker, and (summed) in the run: the
+ * workload's declared counters, whole and per class. */
 struct wl_stats {
     uint64_t ops;    /* completed without error */
     uint64_t errors; /* failed operations */
-    uint64_t bytes, rows, files;
+    uint64_t count[WL_MAX_COUNTERS];
     int64_t first_start, last_end; /* CLOCK_MONOTONIC ns, 0 before any */
     uint64_t class_ops[WL_MAX_CLASSES], class_errors[WL_MAX_CLASSES];
-    uint64_t class_rows[WL_MAX_CLASSES], class_bytes[WL_MAX_CLASSES];
+    uint64_t class_count[WL_MAX_CLASSES][WL_MAX_COUNTERS];
 };
+
+struct cg_acct;
 
 struct worker_slot {
     _Atomic uint64_t done; /* operations finished, with or without error */
     _Atomic int phase;
+    /* Set by the coordinator just before it releases the barrier: a worker
+     * that sees the release channel close without it knows the coordinator
+     * died, not that the run started. */
+    _Atomic int go;
     int64_t end_ns; /* last completion */
     int fatal;      /* stopped early on an error it could not go on after */
-    char error[WL_ERRLEN + 64]; /* first error, "s3: ..." */
+    char error[WL_ERRLEN + 64]; /* first error, "<workload>: ..." */
     struct wl_stats wl[RUN_MAX_WL];
     /* followed by the worker's histograms (see struct run_layout) */
 };
 
-/* Histograms of workload w: lat at hist_base[w], ttfb at +1, class c at +2+c. */
+/* Histograms of workload w: latency at hist_base[w], its extra histograms
+ * at +1..+nhists, class c's latency after those (see the functions below). */
 struct run_layout {
     unsigned nwl;
     const struct workload *wl[RUN_MAX_WL];
@@ -49,6 +58,23 @@ struct run_layout {
     unsigned ops_per_cycle; /* sum over the run's workloads */
 };
 
+static inline unsigned lay_hist_lat(const struct run_layout *l, unsigned w) {
+    return l->hist_base[w];
+}
+static inline unsigned lay_hist_extra(const struct run_layout *l, unsigned w, unsigned h) {
+    return l->hist_base[w] + 1 + h;
+}
+static inline unsigned lay_hist_class(const struct run_layout *l, unsigned w, unsigned c) {
+    return l->hist_base[w] + 1 + l->wl[w]->nhists + c;
+}
+static inline unsigned lay_nhists_of(const struct workload *wl) {
+    return 1 + wl->nhists + wl->nclasses;
+}
+
+/* The run's workloads (cfg->wl_mask) in table order, which is the phased
+ * order, and the slot size their figures need. 0, or -1 with err. */
+int layout_build(const struct config *cfg, struct run_layout *lay, char *err, size_t errlen);
+
 struct run_ctx {
     const struct config *cfg;
     struct run_layout lay;
@@ -56,7 +82,9 @@ struct run_ctx {
     int ready_fd;       /* workers write one byte when ready (or failed) */
     int release_fd;     /* workers block reading it; EOF releases them */
     struct cgroups *cg; /* NULL with --no-cgroups */
+    struct cg_acct *acct; /* where the workers' CPU time is read; NULL when nowhere */
     pid_t coord_pid;
+    unsigned id_base; /* global id of worker 0: --shard I/N runs I x n onwards */
 };
 
 static inline struct worker_slot *run_slot(const struct run_ctx *r, unsigned i) {

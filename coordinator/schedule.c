@@ -1,6 +1,6 @@
 /* schedule.c -- seeded operation order for one worker's cycle (see schedule.h). */
 #include "schedule.h"
-#include "util.h"
+#include "../common/util.h"
 
 static void shuffle(uint32_t *a, unsigned n, struct rng *r) {
     for (unsigned i = n; i > 1; i--) {

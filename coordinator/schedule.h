@@ -3,7 +3,8 @@
  * A schedule entry packs the workload's slot (its index among the run's
  * workloads) and the operation index within that workload's cycle. Phased:
  * each workload's block in seeded order, blocks in the run's workload order
- * (s3, db, search), as the published AMD/Micron benchmark ran it.
+ * (the registry's: objects, then queries, then code), as the published AMD/Micron
+ * benchmark ran it.
  * Interleaved: all of a cycle's operations shuffled together. Each cycle and
  * each worker gets its own shuffle; the same seed always gives the same order. */
 #ifndef AOPS_SCHEDULE_H
@@ -11,7 +12,7 @@
 
 #include <stdint.h>
 
-#include "config.h"
+#include "../common/config.h"
 
 #define SCHED_OP(e) ((e) & 0xffffffu)
 #define SCHED_WL(e) ((e) >> 24)

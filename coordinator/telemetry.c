@@ -18,8 +18,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../workloads/workload.h"
 #include "telemetry.h"
-#include "telemetry_fs.h"
+#include "../common/fsread.h"
 #include "telemetry_power.h"
 #include "telemetry_proc.h"
 
@@ -118,7 +119,7 @@ static void add_data_path(struct telemetry *t, const char *sysroot, const char *
 struct telemetry *telemetry_new_with(const struct config *cfg,
                                      int (*open_fn)(const char *path, int flags)) {
     struct telemetry *t = calloc(1, sizeof *t);
-    char path[PATH_MAX], data[PATH_MAX + 32];
+    char path[PATH_MAX];
     const char *root = cfg->sysroot[0] ? cfg->sysroot : "/";
     if (!t)
         return NULL;
@@ -130,11 +131,16 @@ struct telemetry *telemetry_new_with(const struct config *cfg,
     if (t->stat_fd < 0)
         snprintf(t->cpu_reason, sizeof t->cpu_reason, "%s: %s", path, strerror(errno));
 
-    snprintf(data, sizeof data, "%s/.local/stack/minio", cfg->harness_dir);
-    add_data_path(t, root, "minio", data);
-    snprintf(data, sizeof data, "%s/.local/stack/mariadb", cfg->harness_dir);
-    add_data_path(t, root, "mariadb", data);
-    add_data_path(t, root, "corpus", cfg->corpus_dir);
+    /* The devices behind each workload's data (the stack's data directories,
+     * the corpus) are the ones whose reads the storage figures count. */
+    for (int w = 0; workload_table[w]; w++) {
+        const char *names[4];
+        char paths[4][4096];
+        int k = workload_table[w]->data_paths ? workload_table[w]->data_paths(cfg, names, paths, 4)
+                                               : 0;
+        for (int i = 0; i < k; i++)
+            add_data_path(t, root, names[i], paths[i]);
+    }
 
     if (sysroot_path(path, sizeof path, root, "/proc/diskstats"))
         t->disk_fd = open(path, O_RDONLY | O_CLOEXEC);

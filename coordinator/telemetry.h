@@ -9,7 +9,7 @@
 #include <jansson.h>
 #include <stdint.h>
 
-#include "config.h"
+#include "../common/config.h"
 
 struct telemetry;
 
@@ -51,8 +51,5 @@ int inventory_physical_cores(const struct config *cfg);
 /* The "system" object of result.json. Appends warnings that undermine a
  * comparison (scheduler, governor, swap) to the warnings array. */
 json_t *inventory_json(const struct config *cfg, json_t *warnings);
-
-/* Physical cores (distinct core ids per socket), for per-core AOPS; 0 if unknown. */
-int inventory_physical_cores(const struct config *cfg);
 
 #endif

@@ -16,7 +16,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "telemetry_fs.h"
+#include "../common/fsread.h"
 #include "telemetry_power.h"
 
 #define MSR_INTEL_UNIT 0x606

@@ -20,26 +20,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "telemetry_fs.h"
+#include "../common/fsread.h"
 #include "telemetry_proc.h"
-
-int cpu_parse_stat(const char *buf, struct cpu_times *out) {
-    unsigned long long v[8] = {0};
-    if (strncmp(buf, "cpu ", 4) != 0)
-        return -1;
-    /* user nice system idle iowait irq softirq steal [guest guest_nice]:
-     * guest time is already counted in user and nice, so it is left out. */
-    int n = sscanf(buf + 4, "%llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
-                   &v[3], &v[4], &v[5], &v[6], &v[7]);
-    if (n < 4) /* very old kernels stop after idle; missing fields stay 0 */
-        return -1;
-    uint64_t total = 0;
-    for (int i = 0; i < 8; i++)
-        total += v[i];
-    out->total = total;
-    out->busy = total - v[3] - v[4];
-    return 0;
-}
 
 double cpu_util_pct(const struct cpu_times *a, const struct cpu_times *b) {
     if (b->total <= a->total || b->busy < a->busy)

@@ -9,14 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Jiffies of the aggregate "cpu" line of /proc/stat. */
-struct cpu_times {
-    uint64_t busy;  /* total - idle - iowait */
-    uint64_t total; /* user..steal; guest is already inside user */
-};
-
-/* Parse the first line of /proc/stat. 0 on success, -1 when malformed. */
-int cpu_parse_stat(const char *buf, struct cpu_times *out);
+#include "../common/fsread.h" /* struct cpu_times, cpu_parse_stat */
 
 /* Busy share between two readings in percent (0-100), or NAN when no time
  * passed. */

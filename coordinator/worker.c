@@ -14,9 +14,10 @@
 #include <unistd.h>
 
 #include "../containers/cgroup.h"
+#include "../containers/cgroup_acct.h"
+#include "../common/util.h"
 #include "run.h"
 #include "schedule.h"
-#include "util.h"
 
 static void fail_ready(const struct run_ctx *r, struct worker_slot *s, int code) {
     atomic_store(&s->phase, PH_FAILED);
@@ -29,6 +30,9 @@ static void fail_ready(const struct run_ctx *r, struct worker_slot *s, int code)
 void worker_main(const struct run_ctx *r, unsigned id) {
     struct worker_slot *s = run_slot(r, id);
     const struct config *cfg = r->cfg;
+    /* Its schedule, seeds and data are those of its global id, so shards of a
+     * run over several hosts never read the same objects. */
+    unsigned gid = r->id_base + id;
 
     /* Into the cgroup first: the limit holds from the first allocation on. */
     if (r->cg && cgroups_attach_self(r->cg, id) != 0) {
@@ -36,17 +40,25 @@ void worker_main(const struct run_ctx *r, unsigned id) {
                  strerror(errno));
         fail_ready(r, s, 3);
     }
-    /* Die with the coordinator; leave Ctrl-C to it (it stops us in order). */
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != r->coord_pid)
-        _exit(6); /* it died before the line above */
+    if (r->acct && cgacct_attach_self(r->acct, id) != 0) {
+        snprintf(s->error, sizeof s->error, "worker %u cannot join its accounting cgroup: %s", id,
+                 strerror(errno));
+        fail_ready(r, s, 3);
+    }
+    /* Die with the coordinator; leave Ctrl-C to it (it stops us in order). A
+     * worker in a container has no coordinator parent (coord_pid 0): the
+     * slot's go flag below tells a release from the coordinator's death. */
+    if (r->coord_pid) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != r->coord_pid)
+            _exit(6); /* it died before the line above */
+    }
     signal(SIGINT, SIG_IGN);
     signal(SIGPIPE, SIG_IGN);
     signal(SIGTERM, SIG_DFL);
 
-    for (unsigned w = 0; w < r->lay.nwl; w++)
-        for (unsigned h = 0; h < 2 + r->lay.wl[w]->nclasses; h++)
-            hist_init(slot_hist(r, s, r->lay.hist_base[w] + h));
+    for (unsigned h = 0; h < r->lay.nhist; h++)
+        hist_init(slot_hist(r, s, h));
 
     unsigned per_cycle = r->lay.ops_per_cycle;
     uint32_t *order = malloc(sizeof *order * per_cycle * cfg->cycles);
@@ -60,11 +72,11 @@ void worker_main(const struct run_ctx *r, unsigned id) {
         ops[w] = r->lay.wl[w]->ops_per_cycle;
     for (unsigned c = 0; c < cfg->cycles; c++)
         schedule_cycle(order + (size_t)c * per_cycle, ops, r->lay.nwl, cfg->schedule, cfg->seed,
-                       id, c);
+                       gid, c);
 
     for (unsigned w = 0; w < r->lay.nwl; w++) {
         char err[WL_ERRLEN] = "";
-        st[w] = r->lay.wl[w]->open(cfg, id, err, sizeof err);
+        st[w] = r->lay.wl[w]->open(cfg, gid, err, sizeof err);
         if (!st[w]) {
             snprintf(s->error, sizeof s->error, "%s: %s", r->lay.wl[w]->name, err);
             fail_ready(r, s, 3);
@@ -80,8 +92,8 @@ void worker_main(const struct run_ctx *r, unsigned id) {
     do
         n = read(r->release_fd, &b, 1);
     while (n < 0 && errno == EINTR);
-    if (n != 0)
-        _exit(4); /* anything but EOF means: abort */
+    if (n != 0 || !atomic_load(&s->go))
+        _exit(4); /* anything but EOF after the go flag means: abort */
     atomic_store(&s->phase, PH_RUNNING);
 
     struct op_result res;
@@ -90,36 +102,39 @@ void worker_main(const struct run_ctx *r, unsigned id) {
         unsigned cycle = (unsigned)(k / per_cycle);
         uint32_t e = order[k];
         unsigned w = SCHED_WL(e), op = SCHED_OP(e);
+        const struct workload *wl = r->lay.wl[w];
         struct wl_stats *ws = &s->wl[w];
-        res.bytes = res.rows = res.files = 0;
-        res.ttfb_ns = -1;
+        memset(res.count, 0, sizeof res.count);
+        for (unsigned h = 0; h < WL_MAX_HISTS; h++)
+            res.hist_ns[h] = -1;
         res.klass = -1;
         res.fatal = 0;
         res.err[0] = 0;
 
         int64_t t1 = now_ns();
-        int rc = r->lay.wl[w]->run(st[w], cycle, op, &res);
+        int rc = wl->run(st[w], cycle, op, &res);
         int64_t t2 = now_ns();
 
         if (!ws->first_start)
             ws->first_start = t1;
         ws->last_end = t2;
         s->end_ns = t2;
-        int k_ok = res.klass >= 0 && (unsigned)res.klass < r->lay.wl[w]->nclasses;
+        int k_ok = res.klass >= 0 && (unsigned)res.klass < wl->nclasses;
         if (rc == 0) {
             ws->ops++;
-            ws->bytes += res.bytes;
-            ws->rows += res.rows;
-            ws->files += res.files;
+            for (unsigned c = 0; c < wl->ncounters; c++)
+                ws->count[c] += res.count[c];
             uint64_t lat = (uint64_t)(t2 - t1);
-            hist_add(slot_hist(r, s, r->lay.hist_base[w]), lat);
-            if (res.ttfb_ns >= 0)
-                hist_add(slot_hist(r, s, r->lay.hist_base[w] + 1), (uint64_t)res.ttfb_ns);
+            hist_add(slot_hist(r, s, lay_hist_lat(&r->lay, w)), lat);
+            for (unsigned h = 0; h < wl->nhists; h++)
+                if (res.hist_ns[h] >= 0)
+                    hist_add(slot_hist(r, s, lay_hist_extra(&r->lay, w, h)),
+                             (uint64_t)res.hist_ns[h]);
             if (k_ok) {
                 ws->class_ops[res.klass]++;
-                ws->class_rows[res.klass] += res.rows;
-                ws->class_bytes[res.klass] += res.bytes;
-                hist_add(slot_hist(r, s, r->lay.hist_base[w] + 2 + (unsigned)res.klass), lat);
+                for (unsigned c = 0; c < wl->ncounters; c++)
+                    ws->class_count[res.klass][c] += res.count[c];
+                hist_add(slot_hist(r, s, lay_hist_class(&r->lay, w, (unsigned)res.klass)), lat);
             }
         } else {
             ws->errors++;

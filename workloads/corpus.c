@@ -17,18 +17,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../coordinator/commands.h"
-#include "../coordinator/options.h"
-#include "../coordinator/util.h"
+#include "../common/util.h"
 #include "search.h"
+#include "workload.h"
 
 #define TINY_GENERATOR "aops-harness tiny corpus v1"
 
 void corpus_profile_dir(const struct config *cfg, char *out, size_t len) {
-    snprintf(out, len, "%s/%s", cfg->corpus_dir, profile_name(cfg->profile));
+    snprintf(out, len, "%s/%s", search_opts(cfg)->corpus_dir, profile_name(cfg->profile));
 }
 
 int corpus_check(const struct config *cfg, char *err, size_t errlen) {
@@ -38,8 +38,8 @@ int corpus_check(const struct config *cfg, char *err, size_t errlen) {
     if (access(path, R_OK) == 0)
         return 0;
     snprintf(err, errlen, "corpus missing at %s: run `./harness corpus fetch --profile %s%s%s`",
-             dir, profile_name(cfg->profile), strcmp(cfg->corpus_dir, "") ? " --dir " : "",
-             cfg->corpus_dir);
+             dir, profile_name(cfg->profile), strcmp(search_opts(cfg)->corpus_dir, "") ? " --dir " : "",
+             search_opts(cfg)->corpus_dir);
     return -1;
 }
 
@@ -49,7 +49,7 @@ json_t *corpus_manifest_json(const struct config *cfg) {
     snprintf(path, sizeof path, "%s/manifest.json", dir);
     json_t *m = json_load_file(path, 0, NULL);
     return json_pack("{s:s, s:s, s:s, s:o}", "dir", dir, "profile", profile_name(cfg->profile),
-                     "patterns", cfg->patterns_file, "manifest", m ? m : json_null());
+                     "patterns", search_opts(cfg)->patterns_file, "manifest", m ? m : json_null());
 }
 
 /* ---- manifest: files, bytes, digest over sorted (path, size) ---- */
@@ -374,9 +374,39 @@ static int run_sh(const char *script) {
     return rc == 0 ? 0 : -1;
 }
 
+static int generate_tiny(const char *pdir, uint64_t seed, char *cmd, size_t cmdlen);
+
+/* The tiny corpus in pdir is this generator's for this seed already. */
+static int tiny_up_to_date(const char *pdir, uint64_t seed) {
+    char path[4300];
+    snprintf(path, sizeof path, "%s/manifest.json", pdir);
+    json_t *m = json_load_file(path, 0, NULL);
+    const char *gen = json_string_value(json_object_get(m, "generator"));
+    int ok = gen && !strcmp(gen, TINY_GENERATOR) &&
+             (uint64_t)json_integer_value(json_object_get(m, "seed")) == seed;
+    json_decref(m);
+    return ok;
+}
+
+/* Idempotent, and safe to run several at once (parallel test jobs, pods
+ * sharing a volume): one generates under a lock, the others find it done. */
 static int fetch_tiny(const char *pdir, uint64_t seed) {
-    char cmd[9000];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s/linux' '%s/cpython'", pdir, pdir);
+    char cmd[9000], lock[4300];
+    snprintf(lock, sizeof lock, "%s/.lock", pdir);
+    int lfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (lfd < 0 || flock(lfd, LOCK_EX) != 0) {
+        fprintf(stderr, "harness corpus: cannot lock %s: %s\n", lock, strerror(errno));
+        if (lfd >= 0)
+            close(lfd);
+        return -1;
+    }
+    int rc = tiny_up_to_date(pdir, seed) ? 0 : generate_tiny(pdir, seed, cmd, sizeof cmd);
+    close(lfd); /* releases the lock */
+    return rc;
+}
+
+static int generate_tiny(const char *pdir, uint64_t seed, char *cmd, size_t cmdlen) {
+    snprintf(cmd, cmdlen, "rm -rf '%s/linux' '%s/cpython' '%s/manifest.json'", pdir, pdir, pdir);
     if (run_sh(cmd) < 0)
         return -1;
     char root[4300];
@@ -432,76 +462,81 @@ static const char fetch_small_sh[] =
     "if [ ! -d \"$P/cpython\" ]; then cp -al \"$F/cpython\" \"$P/cpython.tmp\";\n"
     "  cp \"$F/cpython.version\" \"$P/cpython.version\"; mv \"$P/cpython.tmp\" \"$P/cpython\"; fi\n";
 
+static int fetch(const struct config *cfg);
+
 static int usage(void) {
     fprintf(stderr, "usage: harness corpus fetch [--profile full|small|tiny] [--dir DIR] [--seed S]\n");
     return 2;
 }
 
 int corpus_main(int argc, char **argv) {
-    struct config cfg;
-    config_defaults(&cfg);
+    char err[1024];
     if (argc < 2 || strcmp(argv[1], "fetch"))
         return usage();
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!v)
-            return usage();
-        if (!strcmp(a, "--profile")) {
-            if (!strcmp(v, "full"))
-                cfg.profile = PROFILE_FULL;
-            else if (!strcmp(v, "small"))
-                cfg.profile = PROFILE_SMALL;
-            else if (!strcmp(v, "tiny"))
-                cfg.profile = PROFILE_TINY;
-            else {
-                fprintf(stderr, "harness corpus: --profile '%s': expected full, small or tiny\n", v);
-                return 2;
-            }
-        } else if (!strcmp(a, "--dir") || !strcmp(a, "--corpus"))
-            snprintf(cfg.corpus_dir, sizeof cfg.corpus_dir, "%s", v);
-        else if (!strcmp(a, "--seed"))
-            cfg.seed = strtoull(v, NULL, 10);
-        else {
-            fprintf(stderr, "harness corpus: unknown option '%s'\n", a);
-            return usage();
-        }
-        i++;
+    struct config *cfg = calloc(1, sizeof *cfg); /* large: keep it off the stack */
+    if (!cfg || workloads_config_init(cfg, err, sizeof err) != 0) {
+        fprintf(stderr, "harness corpus: %s\n", cfg ? err : "out of memory");
+        free(cfg);
+        return 2;
     }
+    /* The same option rows as a run, limited to those that matter here. */
+    static const char *const only[] = {"profile", "seed", "dir", "corpus", NULL};
+    struct opt_set sets[CONFIG_MAX_WL + 1];
+    size_t nsets = workloads_option_sets(cfg, sets, CONFIG_MAX_WL + 1);
+    int k = opt_parse(sets, nsets, argc, argv, 2, only, err, sizeof err);
+    if (k < 0 || k < argc) {
+        if (k < 0)
+            fprintf(stderr, "harness corpus: %s\n", err);
+        else
+            fprintf(stderr, "harness corpus: unexpected argument '%s'\n", argv[k]);
+        workloads_config_free(cfg);
+        free(cfg);
+        return usage();
+    }
+    int rc = fetch(cfg);
+    workloads_config_free(cfg);
+    free(cfg);
+    return rc;
+}
+
+/* corpus fetch itself, once the options are parsed. */
+static int fetch(const struct config *cfg) {
+    const char *dir = search_opts(cfg)->corpus_dir;
     char pdir[4200], cache[4200], full[4200];
-    corpus_profile_dir(&cfg, pdir, sizeof pdir);
-    snprintf(cache, sizeof cache, "%s/.cache", cfg.corpus_dir);
-    snprintf(full, sizeof full, "%s/full", cfg.corpus_dir);
-    if (mkdir(cfg.corpus_dir, 0755) < 0 && errno != EEXIST) {
-        fprintf(stderr, "harness corpus: cannot create %s: %s\n", cfg.corpus_dir, strerror(errno));
+    corpus_profile_dir(cfg, pdir, sizeof pdir);
+    snprintf(cache, sizeof cache, "%s/.cache", dir);
+    snprintf(full, sizeof full, "%s/full", dir);
+    if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+        fprintf(stderr, "harness corpus: cannot create %s: %s\n", dir, strerror(errno));
         return 1;
     }
     mkdir(pdir, 0755);
     static const char *const trees[] = {"linux", "cpython", NULL};
     int rc;
-    if (cfg.profile == PROFILE_TINY) {
-        rc = fetch_tiny(pdir, cfg.seed);
+    if (cfg->profile == PROFILE_TINY) {
+        rc = fetch_tiny(pdir, cfg->seed);
     } else {
         setenv("AOPS_PDIR", full, 1);
         setenv("AOPS_CACHE", cache, 1);
         rc = run_sh(fetch_full_sh);
         static const char *const src[] = {"debian:linux-source-6.1", "debian:python3.11 (apt-get source)"};
         if (rc == 0)
-            rc = write_manifest(full, "full", cfg.seed, trees, src);
-        if (rc == 0 && cfg.profile == PROFILE_SMALL) {
+            rc = write_manifest(full, "full", cfg->seed, trees, src);
+        if (rc == 0 && cfg->profile == PROFILE_SMALL) {
             setenv("AOPS_FULL", full, 1);
             setenv("AOPS_PDIR", pdir, 1);
             static const char *const ssrc[] = {"debian:linux-source-6.1 (kernel mm fs/ext4 include/linux lib net/ipv4 block)",
                                                "debian:python3.11 (apt-get source)"};
             rc = run_sh(fetch_small_sh);
             if (rc == 0)
-                rc = write_manifest(pdir, "small", cfg.seed, trees, ssrc);
+                rc = write_manifest(pdir, "small", cfg->seed, trees, ssrc);
         }
     }
     if (rc < 0) {
         fprintf(stderr, "harness corpus: fetching the %s corpus into %s failed (see above)\n",
-                profile_name(cfg.profile), pdir);
+                profile_name(cfg->profile), pdir);
         return 1;
     }
-    printf("corpus %s ready at %s\n", profile_name(cfg.profile), pdir);
+    printf("corpus %s ready at %s\n", profile_name(cfg->profile), pdir);
     return 0;
 }

@@ -20,8 +20,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../coordinator/util.h"
+#include "../common/util.h"
 #include "db.h"
+#include "stack_state.h"
 #include "workload.h"
 
 #define MAX_COLS 6
@@ -42,8 +43,11 @@ static const char *const pattern_sql[DB_NPATTERNS] = {
 /* Parameters each pattern takes (a, then b). */
 static const int pattern_nparams[DB_NPATTERNS] = {1, 2, 1, 1, 1};
 
-const char *db_pattern_sql(unsigned pattern) {
-    return pattern < DB_NPATTERNS ? pattern_sql[pattern] : NULL;
+const char *const db_pattern_names[DB_NPATTERNS] = {"point", "range", "aggregate", "ordered",
+                                                    "distinct"};
+
+const struct db_opts *db_opts(const struct config *cfg) {
+    return workload_opts(cfg, &db_workload);
 }
 
 void db_sizes_for(enum profile p, struct db_sizes *s) {
@@ -87,15 +91,17 @@ int db_render_sql(unsigned pattern, const struct db_params *p, char *buf, size_t
 }
 
 void db_where(const struct config *cfg, char *buf, size_t len) {
-    if (cfg->db_socket[0] && (!cfg->db_host[0] || !strcmp(cfg->db_host, "localhost") ||
-                              !strcmp(cfg->db_host, "127.0.0.1")) &&
-        access(cfg->db_socket, F_OK) == 0)
-        snprintf(buf, len, "socket %s", cfg->db_socket);
+    const struct db_opts *o = db_opts(cfg);
+    if (o->socket[0] && (!o->host[0] || !strcmp(o->host, "localhost") ||
+                              !strcmp(o->host, "127.0.0.1")) &&
+        access(o->socket, F_OK) == 0)
+        snprintf(buf, len, "socket %s", o->socket);
     else
-        snprintf(buf, len, "%s:%u", cfg->db_host, cfg->db_port);
+        snprintf(buf, len, "%s:%u", o->host, o->port);
 }
 
 MYSQL *db_connect(const struct config *cfg, int for_prepare, char *err, size_t errlen) {
+    const struct db_opts *o = db_opts(cfg);
     char where[1100];
     db_where(cfg, where, sizeof where);
     int use_socket = strncmp(where, "socket ", 7) == 0;
@@ -112,29 +118,29 @@ MYSQL *db_connect(const struct config *cfg, int for_prepare, char *err, size_t e
     mysql_optionsv(m, MYSQL_OPT_CONNECT_TIMEOUT, &conn);
     mysql_optionsv(m, MYSQL_OPT_READ_TIMEOUT, &io);
     mysql_optionsv(m, MYSQL_OPT_WRITE_TIMEOUT, &io);
-    if (cfg->db_tls) {
+    if (o->tls) {
         my_bool on = 1;
         mysql_optionsv(m, MYSQL_OPT_SSL_ENFORCE, &on);
     }
-    if (!mysql_real_connect(m, use_socket ? "localhost" : cfg->db_host, cfg->db_user,
-                            cfg->db_password, for_prepare ? NULL : cfg->db_name,
-                            use_socket ? 0 : cfg->db_port, use_socket ? cfg->db_socket : NULL,
+    if (!mysql_real_connect(m, use_socket ? "localhost" : o->host, o->user,
+                            o->password, for_prepare ? NULL : o->name,
+                            use_socket ? 0 : o->port, use_socket ? o->socket : NULL,
                             0)) {
         unsigned e = mysql_errno(m);
         if (e == ER_DBACCESS_DENIED_ERROR) /* what a user without grants sees of a missing db */
             snprintf(err, errlen,
                      "MariaDB at %s: user '%s' cannot use database '%s' (missing or not "
                      "granted): run ./harness prepare, or grant the user access",
-                     where, cfg->db_user, cfg->db_name);
+                     where, o->user, o->name);
         else if (e == ER_ACCESS_DENIED_ERROR)
             snprintf(err, errlen,
                      "MariaDB at %s: access denied for user '%s' (check MARIADB_PASSWORD or "
                      ".local/stack/credentials)",
-                     where, cfg->db_user);
+                     where, o->user);
         else if (e == ER_BAD_DB_ERROR)
             snprintf(err, errlen,
                      "MariaDB at %s has no database '%s': run ./harness prepare first", where,
-                     cfg->db_name);
+                     o->name);
         else if (e == CR_CONNECTION_ERROR || e == CR_CONN_HOST_ERROR ||
                  e == CR_UNKNOWN_HOST || e == CR_SERVER_LOST || e == CR_SERVER_GONE_ERROR)
             snprintf(err, errlen, "cannot reach MariaDB at %s (is it running? scripts/stack up): %s",
@@ -146,7 +152,7 @@ MYSQL *db_connect(const struct config *cfg, int for_prepare, char *err, size_t e
     }
     /* Some client versions accept a server without TLS despite the option:
      * --db-tls promises encryption, so check it was negotiated. */
-    if (cfg->db_tls && !mysql_get_ssl_cipher(m)) {
+    if (o->tls && !mysql_get_ssl_cipher(m)) {
         snprintf(err, errlen, "MariaDB at %s: --db-tls asked for TLS but the server did not "
                  "negotiate it (have_ssl disabled?)", where);
         mysql_close(m);
@@ -203,7 +209,7 @@ static int check_meta(struct db_state *d, const struct config *cfg, char *err, s
     if (mysql_query(d->m, "SELECT k, v FROM aops_meta")) {
         if (mysql_errno(d->m) == ER_NO_SUCH_TABLE)
             snprintf(err, len, "database '%s' at %s has no harness tables: run ./harness prepare",
-                     cfg->db_name, d->where);
+                     db_opts(cfg)->name, d->where);
         else
             snprintf(err, len, "MariaDB at %s: %s", d->where, mysql_error(d->m));
         return -1;
@@ -238,7 +244,7 @@ static int check_meta(struct db_state *d, const struct config *cfg, char *err, s
         snprintf(err, len,
                  "database '%s' at %s holds no complete harness data of schema %d: run "
                  "./harness prepare --profile %s",
-                 cfg->db_name, d->where, DB_SCHEMA_VERSION, profile_name(cfg->profile));
+                 db_opts(cfg)->name, d->where, DB_SCHEMA_VERSION, profile_name(cfg->profile));
         return -1;
     }
     if (seed != cfg->seed || (uint64_t)sessions != d->sizes.sessions ||
@@ -246,7 +252,7 @@ static int check_meta(struct db_state *d, const struct config *cfg, char *err, s
         snprintf(err, len,
                  "database '%s' at %s holds data for profile %s seed %llu, not profile %s seed "
                  "%llu: run ./harness prepare --profile %s --seed %llu",
-                 cfg->db_name, d->where, profile, seed, profile_name(cfg->profile),
+                 db_opts(cfg)->name, d->where, profile, seed, profile_name(cfg->profile),
                  (unsigned long long)cfg->seed, profile_name(cfg->profile),
                  (unsigned long long)cfg->seed);
         return -1;
@@ -261,7 +267,7 @@ static int prepare_stmt(struct db_state *d, int i, char *err, size_t len) {
     s->st = mysql_stmt_init(d->m);
     if (!s->st || mysql_stmt_prepare(s->st, pattern_sql[i], strlen(pattern_sql[i]))) {
         snprintf(err, len, "MariaDB at %s: preparing the %s query: %s (run ./harness prepare)",
-                 d->where, db_workload_class(i), s->st ? mysql_stmt_error(s->st) : "no memory");
+                 d->where, db_pattern_names[i], s->st ? mysql_stmt_error(s->st) : "no memory");
         return -1;
     }
     for (int k = 0; k < pattern_nparams[i]; k++) {
@@ -269,7 +275,7 @@ static int prepare_stmt(struct db_state *d, int i, char *err, size_t len) {
         s->param[k].buffer = &s->pval[k];
     }
     if (mysql_stmt_bind_param(s->st, s->param)) {
-        snprintf(err, len, "MariaDB: binding the %s query: %s", db_workload_class(i),
+        snprintf(err, len, "MariaDB: binding the %s query: %s", db_pattern_names[i],
                  mysql_stmt_error(s->st));
         return -1;
     }
@@ -277,7 +283,7 @@ static int prepare_stmt(struct db_state *d, int i, char *err, size_t len) {
     unsigned n = meta ? mysql_num_fields(meta) : 0;
     if (!meta || n > MAX_COLS) {
         snprintf(err, len, "MariaDB: the %s query returns %u columns, expected 1 to %d",
-                 db_workload_class(i), n, MAX_COLS);
+                 db_pattern_names[i], n, MAX_COLS);
         if (meta)
             mysql_free_result(meta);
         return -1;
@@ -305,7 +311,7 @@ static int prepare_stmt(struct db_state *d, int i, char *err, size_t len) {
     }
     mysql_free_result(meta);
     if (mysql_stmt_bind_result(s->st, s->col)) {
-        snprintf(err, len, "MariaDB: binding the %s results: %s", db_workload_class(i),
+        snprintf(err, len, "MariaDB: binding the %s results: %s", db_pattern_names[i],
                  mysql_stmt_error(s->st));
         return -1;
     }
@@ -343,14 +349,14 @@ static int fail_op(struct db_state *d, struct stmt *s, unsigned pattern, struct 
         snprintf(res->err, sizeof res->err,
                  "MariaDB at %.80s: connection lost during the %s query (%.60s); no answer within "
                  "--op-timeout or the server went away",
-                 d->where, db_workload_class(pattern), mysql_stmt_error(s->st));
+                 d->where, db_pattern_names[pattern], mysql_stmt_error(s->st));
     } else if (e == ER_STATEMENT_TIMEOUT) {
         snprintf(res->err, sizeof res->err, "MariaDB: the %s query ran past --op-timeout",
-                 db_workload_class(pattern));
+                 db_pattern_names[pattern]);
         mysql_stmt_reset(s->st);
     } else {
         snprintf(res->err, sizeof res->err, "MariaDB at %.80s: the %s query failed: %.100s", d->where,
-                 db_workload_class(pattern), mysql_stmt_error(s->st));
+                 db_pattern_names[pattern], mysql_stmt_error(s->st));
         mysql_stmt_reset(s->st);
     }
     return -1;
@@ -377,12 +383,12 @@ static int db_run(void *p, unsigned cycle, unsigned op, struct op_result *res) {
         rows++;
     if (rc != MYSQL_NO_DATA)
         return fail_op(d, s, pattern, res);
-    res->rows = rows;
+    res->count[DB_COUNT_ROWS] = rows;
     if (rows == 0) {
         snprintf(res->err, sizeof res->err,
                  "MariaDB: the %s query returned no rows for %lld although the data holds "
                  "some: run ./harness prepare --force",
-                 db_workload_class(pattern), prm.a);
+                 db_pattern_names[pattern], prm.a);
         return -1;
     }
     return 0;
@@ -398,18 +404,112 @@ static int db_server_version(const struct config *cfg, char *out, size_t len) {
     return 0;
 }
 
+/* result.json's config.db; the password stays out. */
+static json_t *db_describe(const struct config *cfg, int selected, json_t *warnings) {
+    (void)selected, (void)warnings;
+    const struct db_opts *o = db_opts(cfg);
+    return json_pack("{s:{s:s, s:i, s:s, s:s, s:b}}", "db", "host", o->socket[0] ? o->socket : o->host,
+                     "port", (int)o->port, "user", o->user, "database", o->name, "tls", o->tls);
+}
+
+/* The local stack's MariaDB keeps its tables here. */
+static int db_data_paths(const struct config *cfg, const char *names[], char paths[][4096],
+                         int max) {
+    if (max < 1)
+        return 0;
+    names[0] = "mariadb";
+    snprintf(paths[0], 4096, "%s/.local/stack/mariadb", cfg->harness_dir);
+    return 1;
+}
+
+/* The MariaDB the local stack started, when this run talks to it. */
+static int db_server_locate(const struct config *cfg, struct wl_server *out) {
+    const struct db_opts *o = db_opts(cfg);
+    char where[1100];
+    db_where(cfg, where, sizeof where);
+    int socket = strncmp(where, "socket ", 7) == 0; /* a socket is on this host */
+    return stack_server_locate(cfg, "mariadb", "mariadbd.pid", socket ? NULL : o->host, o->port,
+                               out);
+}
+
+/* The server's statement counters: Com_select counts every SELECT executed,
+ * prepared ones included (measured on MariaDB 10.11: one per
+ * mysql_stmt_execute; SHOW STATUS itself is not one), Questions every
+ * statement clients sent. */
+static int db_server_count(const struct config *cfg, struct wl_server_count *out, int max,
+                           char *err, size_t errlen) {
+    if (max < 2)
+        return 0;
+    MYSQL *m = db_connect(cfg, 0, err, errlen);
+    if (!m)
+        return -1;
+    int n = -1;
+    MYSQL_RES *res = NULL;
+    if (mysql_query(m, "SHOW GLOBAL STATUS WHERE Variable_name IN ('Com_select', 'Questions')") ||
+        !(res = mysql_store_result(m))) {
+        snprintf(err, errlen, "MariaDB: SHOW GLOBAL STATUS: %s", mysql_error(m));
+        goto done;
+    }
+    int got = 0;
+    MYSQL_ROW row;
+    while ((row = mysql_fetch_row(res)))
+        if (row[0] && row[1]) {
+            int sel = !strcmp(row[0], "Com_select");
+            out[sel ? 0 : 1] = (struct wl_server_count){sel ? "Com_select" : "Questions",
+                                                        strtoull(row[1], NULL, 10), sel};
+            got |= sel ? 1 : 2;
+        }
+    if (got != 3)
+        snprintf(err, errlen, "MariaDB: SHOW GLOBAL STATUS lists no Com_select or Questions");
+    else
+        n = 2;
+done:
+    if (res)
+        mysql_free_result(res);
+    mysql_close(m);
+    return n;
+}
+
+#define F(field) offsetof(struct db_opts, field), sizeof(((struct db_opts *)0)->field)
+static const struct opt_row db_rows[] = {
+    {"db-host", OPT_STR, F(host), 0, 0, "127.0.0.1", NULL, "MARIADB_HOST", 0, NULL,
+     "MariaDB host"},
+    {"db-port", OPT_UINT, F(port), 1, 65535, "3307", NULL, "MARIADB_PORT", 0, NULL,
+     "MariaDB port"},
+    {"db-socket", OPT_STR, F(socket), 0, 0, NULL, NULL, "MARIADB_SOCKET", 0, NULL,
+     "MariaDB socket, used when it exists and the host is this machine"},
+    {"db-user", OPT_STR, F(user), 0, 0, "harness", NULL, "MARIADB_USER", 0, NULL, "MariaDB user"},
+    {"db-name", OPT_STR, F(name), 0, 0, "aops", NULL, "MARIADB_DATABASE", 0, NULL,
+     "MariaDB database"},
+    {"db-tls", OPT_FLAG, F(tls), 0, 0, NULL, NULL, NULL, 0, NULL, "connect to MariaDB over TLS"},
+    {"db-password", OPT_STR, F(password), 0, 0, NULL, NULL, "MARIADB_PASSWORD", OPT_SECRET, NULL,
+     "MariaDB password"},
+};
+
+static const struct wl_counter db_counters[] = {
+    [DB_COUNT_ROWS] = {"rows", "rows fetched", WL_COUNT},
+};
+
 const struct workload db_workload = {
     .name = "db",
+    .title = "MariaDB query",
     .ops_per_cycle = DB_NPATTERNS * DB_OPS_PER_PATTERN,
+    .options = db_rows,
+    .noptions = sizeof db_rows / sizeof db_rows[0],
+    .opts_size = sizeof(struct db_opts),
+    .counters = db_counters,
+    .ncounters = 1,
+    .classes_key = "patterns",
     .nclasses = DB_NPATTERNS,
-    .class_names = {"point", "range", "aggregate", "ordered", "distinct"},
+    .class_names = db_pattern_names,
     .prepare = db_prepare,
     .open = db_open,
     .run = db_run,
     .close = db_close,
     .backend = db_server_version,
+    .describe = db_describe,
+    .data_paths = db_data_paths,
+    .server_name = "mariadb",
+    .server_locate = db_server_locate,
+    .server_count = db_server_count,
 };
-
-const char *db_workload_class(unsigned pattern) {
-    return pattern < DB_NPATTERNS ? db_workload.class_names[pattern] : "?";
-}

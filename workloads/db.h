@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../coordinator/config.h"
+#include "../common/config.h"
 
 #define DB_SCHEMA_VERSION 1
 #define DB_NPATTERNS 5
@@ -24,6 +24,24 @@
 #define DB_NKINDS 8        /* event kinds: the aggregate's groups */
 
 enum db_pattern { DB_POINT = 0, DB_RANGE, DB_AGGREGATE, DB_ORDERED, DB_DISTINCT };
+
+/* The db workload's settings (its option rows in db.c fill them). */
+struct db_opts {
+    char host[256];
+    unsigned port;
+    char socket[1024];
+    char user[128];
+    char name[128];
+    char password[256]; /* secret: never printed nor written */
+    int tls;
+};
+
+/* cfg's db settings. */
+const struct db_opts *db_opts(const struct config *cfg);
+extern const struct workload db_workload;
+
+/* The figure an operation reports (op_result.count[]). */
+enum { DB_COUNT_ROWS = 0 };
 
 struct db_sizes {
     uint64_t sessions; /* ids 1..sessions, dense */
@@ -38,9 +56,6 @@ struct db_params {
 };
 
 void db_sizes_for(enum profile p, struct db_sizes *s);
-
-/* The prepared statement text of a pattern (with ? placeholders). */
-const char *db_pattern_sql(unsigned pattern);
 
 /* Parameters of operation `op` of `cycle` for `worker`: a pure function of
  * the seed and those numbers, so tests can replay any operation. */
@@ -66,6 +81,6 @@ void db_where(const struct config *cfg, char *buf, size_t len);
 int db_prepare(const struct config *cfg, char *err, size_t errlen);
 
 /* "point", "range", ... : a pattern's name in result.json. */
-const char *db_workload_class(unsigned pattern);
+extern const char *const db_pattern_names[DB_NPATTERNS];
 
 #endif

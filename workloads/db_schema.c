@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../coordinator/util.h"
+#include "../common/util.h"
 #include "db.h"
 
 #define BATCH 2000
@@ -181,18 +181,18 @@ int db_prepare(const struct config *cfg, char *err, size_t errlen) {
         return -1;
     char where[1100], sql[512];
     db_where(cfg, where, sizeof where);
-    snprintf(sql, sizeof sql, "CREATE DATABASE IF NOT EXISTS `%s`", cfg->db_name);
+    snprintf(sql, sizeof sql, "CREATE DATABASE IF NOT EXISTS `%s`", db_opts(cfg)->name);
     if (mysql_query(m, sql) && mysql_errno(m) != 1007 /* exists */) {
         /* A user without CREATE may still own an existing database. */
-        if (mysql_select_db(m, cfg->db_name)) {
+        if (mysql_select_db(m, db_opts(cfg)->name)) {
             snprintf(err, errlen, "MariaDB at %s: cannot create database '%s': %s", where,
-                     cfg->db_name, mysql_error(m));
+                     db_opts(cfg)->name, mysql_error(m));
             mysql_close(m);
             return -1;
         }
     }
-    if (mysql_select_db(m, cfg->db_name)) {
-        snprintf(err, errlen, "MariaDB at %s: cannot use database '%s': %s", where, cfg->db_name,
+    if (mysql_select_db(m, db_opts(cfg)->name)) {
+        snprintf(err, errlen, "MariaDB at %s: cannot use database '%s': %s", where, db_opts(cfg)->name,
                  mysql_error(m));
         mysql_close(m);
         return -1;
@@ -201,7 +201,7 @@ int db_prepare(const struct config *cfg, char *err, size_t errlen) {
         if (!cfg->quiet)
             printf("db: %" PRIu64 " sessions and %" PRIu64 " events already loaded in '%s' "
                    "(profile %s, seed %" PRIu64 "); --force rebuilds\n",
-                   sz.sessions, sz.events, cfg->db_name, profile_name(cfg->profile), cfg->seed);
+                   sz.sessions, sz.events, db_opts(cfg)->name, profile_name(cfg->profile), cfg->seed);
         mysql_close(m);
         return 0;
     }
@@ -228,7 +228,7 @@ int db_prepare(const struct config *cfg, char *err, size_t errlen) {
         rc = exec(m, "INSERT INTO aops_meta VALUES ('complete','1')", err, errlen);
     if (rc == 0 && !cfg->quiet)
         printf("db: loaded %" PRIu64 " sessions and %" PRIu64 " events into '%s' in %.1f s\n",
-               sz.sessions, sz.events, cfg->db_name, (double)(now_ns() - t0) / 1e9);
+               sz.sessions, sz.events, db_opts(cfg)->name, (double)(now_ns() - t0) / 1e9);
     mysql_close(m);
     return rc;
 }

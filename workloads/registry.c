@@ -1,21 +1,141 @@
-/* registry.c -- the table of workloads the coordinator walks.
+/* registry.c -- the table of workloads everything else walks, and the
+ * per-run settings each of them brings.
  *
  * The three real workloads in the order a phased cycle runs them, then the
- * test-only ones the coordinator's own tests use. */
+ * test-only ones the coordinator's own tests use. A new workload is its own
+ * file plus one line here. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "workload.h"
 
-extern const struct workload s3_workload, db_workload, search_workload;
-extern const struct workload sleep_workload, memhog_workload;
+#define WORKLOADS(X) X(s3) X(db) X(search) X(sleep) X(memhog) X(tick)
 
-const struct workload *const workload_table[] = {
-    &s3_workload, &db_workload, &search_workload, &sleep_workload, &memhog_workload, NULL,
-};
+#define DECLARE(w) extern const struct workload w##_workload;
+WORKLOADS(DECLARE)
+#define ENTRY(w) &w##_workload,
+const struct workload *const workload_table[] = {WORKLOADS(ENTRY) NULL};
+
+_Static_assert(sizeof workload_table / sizeof workload_table[0] - 1 <= CONFIG_MAX_WL,
+               "more workloads than CONFIG_MAX_WL");
 
 const struct workload *workload_find(const char *name) {
     for (int i = 0; workload_table[i]; i++)
         if (strcmp(workload_table[i]->name, name) == 0)
             return workload_table[i];
     return NULL;
+}
+
+int workload_index(const struct workload *w) {
+    for (int i = 0; workload_table[i]; i++)
+        if (workload_table[i] == w)
+            return i;
+    return -1;
+}
+
+const void *workload_opts(const struct config *cfg, const struct workload *w) {
+    int i = workload_index(w);
+    return i < 0 ? NULL : cfg->wl_opts[i];
+}
+
+size_t workloads_option_sets(struct config *cfg, struct opt_set *sets, size_t max) {
+    size_t n = 0;
+    if (n < max)
+        sets[n++] = (struct opt_set){"run", config_rows, config_nrows, cfg};
+    for (int i = 0; workload_table[i] && n < max; i++)
+        if (workload_table[i]->noptions)
+            sets[n++] = (struct opt_set){workload_table[i]->title, workload_table[i]->options,
+                                         workload_table[i]->noptions, cfg->wl_opts[i]};
+    return n;
+}
+
+int workloads_config_init(struct config *cfg, char *err, size_t errlen) {
+    config_base_defaults(cfg);
+    for (int i = 0; workload_table[i]; i++) {
+        size_t sz = workload_table[i]->opts_size;
+        if (sz && !(cfg->wl_opts[i] = calloc(1, sz))) {
+            snprintf(err, errlen, "out of memory for the settings of %s", workload_table[i]->name);
+            workloads_config_free(cfg);
+            return -1;
+        }
+    }
+    struct opt_set sets[CONFIG_MAX_WL + 1];
+    size_t n = workloads_option_sets(cfg, sets, CONFIG_MAX_WL + 1);
+    if (opt_defaults(sets, n, err, errlen) != 0)
+        return -1;
+    for (int i = 0; workload_table[i]; i++)
+        if (workload_table[i]->init_opts)
+            workload_table[i]->init_opts(cfg, cfg->wl_opts[i]);
+    return 0;
+}
+
+void workloads_config_free(struct config *cfg) {
+    for (int i = 0; i < CONFIG_MAX_WL; i++) {
+        free(cfg->wl_opts[i]);
+        cfg->wl_opts[i] = NULL;
+    }
+}
+
+unsigned workloads_full_cycle(void) {
+    unsigned n = 0;
+    for (int i = 0; workload_table[i]; i++)
+        if (!workload_table[i]->test_only)
+            n += workload_table[i]->ops_per_cycle;
+    return n;
+}
+
+int workloads_select(struct config *cfg, char *err, size_t errlen) {
+    unsigned mask = 0;
+    if (!cfg->workloads[0]) {
+        for (int i = 0; workload_table[i]; i++)
+            if (!workload_table[i]->test_only)
+                mask |= 1u << i;
+    } else {
+        char list[sizeof cfg->workloads], *save = NULL;
+        snprintf(list, sizeof list, "%s", cfg->workloads);
+        for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+            const struct workload *w = workload_find(t);
+            if (!w) {
+                char known[256];
+                size_t o = 0;
+                for (int i = 0; workload_table[i] && o < sizeof known; i++)
+                    o += (size_t)snprintf(known + o, sizeof known - o, "%s%s", i ? ", " : "",
+                                          workload_table[i]->name);
+                snprintf(err, errlen, "--workloads: unknown workload '%s' (expected %s)", t, known);
+                return -1;
+            }
+            mask |= 1u << workload_index(w);
+        }
+        if (!mask) {
+            snprintf(err, errlen, "--workloads is empty: name at least one workload");
+            return -1;
+        }
+    }
+    cfg->wl_mask = mask;
+    /* --server-cgroup/--server-pid name a server some workload uses. */
+    for (unsigned k = 0; k < cfg->nserver_over; k++) {
+        int known = 0;
+        char names[256] = "";
+        size_t o = 0;
+        for (int i = 0; workload_table[i]; i++) {
+            const char *sn = workload_table[i]->server_name;
+            if (!sn || strstr(names, sn))
+                continue;
+            known |= !strcmp(sn, cfg->server_over[k].name);
+            o += (size_t)snprintf(names + o, sizeof names - o, "%s%s", o ? ", " : "", sn);
+        }
+        if (!known) {
+            snprintf(err, errlen,
+                     "--server-%s %s=...: no workload uses a server named '%s' (known: %s)",
+                     cfg->server_over[k].pid ? "pid" : "cgroup", cfg->server_over[k].name,
+                     cfg->server_over[k].name, names);
+            return -1;
+        }
+    }
+    for (int i = 0; workload_table[i]; i++)
+        if ((mask >> i & 1) && workload_table[i]->check &&
+            workload_table[i]->check(cfg, err, errlen) != 0)
+            return -1;
+    return 0;
 }

@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "minio_metrics.h"
 #include "s3_util.h"
+#include "stack_state.h"
 #include "workload.h"
 
 struct s3_state {
@@ -150,9 +152,10 @@ static void *s3_open(const struct config *cfg, unsigned worker, char *err, size_
         return NULL;
     }
     curl_easy_setopt(st->h, CURLOPT_NOBODY, 1L);
-    static const unsigned probe[] = {0, 499, 500, 999, 1000, S3_OPS - 1};
-    for (size_t i = 0; i < sizeof probe / sizeof probe[0]; i++) {
-        if (check_object(st, probe[i], err, len) < 0) {
+    /* The first and last object of each size class. */
+    for (int c = 0; c < S3_NCLASSES; c++) {
+        unsigned first = s3_class_first_op(c), last = first + s3_class_count(c) - 1;
+        if (check_object(st, first, err, len) < 0 || check_object(st, last, err, len) < 0) {
             s3_close(st);
             return NULL;
         }
@@ -178,7 +181,7 @@ int s3_run(void *p, unsigned cycle, unsigned op, struct op_result *res) {
     curl_easy_getinfo(st->h, CURLINFO_RESPONSE_CODE, &status);
     curl_easy_getinfo(st->h, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl);
     curl_easy_getinfo(st->h, CURLINFO_STARTTRANSFER_TIME_T, &ttfb_us);
-    res->ttfb_ns = ttfb_us >= 0 ? (int64_t)ttfb_us * 1000 : -1;
+    res->hist_ns[S3_HIST_TTFB] = ttfb_us >= 0 ? (int64_t)ttfb_us * 1000 : -1;
 
     if (cc != CURLE_OK || status >= 300) {
         char key[S3_KEYLEN], what[S3_KEYLEN + 8], code[64];
@@ -197,7 +200,7 @@ int s3_run(void *p, unsigned cycle, unsigned op, struct op_result *res) {
                  (unsigned long long)st->got, (long long)cl, (unsigned long long)st->size[c]);
         return -1;
     }
-    res->bytes = st->got;
+    res->count[S3_COUNT_BYTES] = st->got;
     return 0;
 }
 
@@ -239,7 +242,7 @@ static int s3_server_version(const struct config *cfg, char *out, size_t len) {
         snprintf(out, len, "out of memory");
         goto done;
     }
-    snprintf(url, sizeof url, "%s/minio/admin/v3/info", cfg->s3_endpoint);
+    snprintf(url, sizeof url, "%s/minio/admin/v3/info", s3_opts(cfg)->endpoint);
     s3_easy_setup(h, cfg);
     curl_easy_setopt(h, CURLOPT_URL, url);
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
@@ -274,14 +277,127 @@ done:
     return rc;
 }
 
+/* result.json's config.s3 and config.dataset; the keys stay out. */
+static json_t *s3_describe(const struct config *cfg, int selected, json_t *warnings) {
+    (void)selected;
+    const struct s3_opts *o = s3_opts(cfg);
+    if (o->insecure && selected)
+        json_array_append_new(warnings,
+                              json_string("S3 TLS certificates not verified (--s3-insecure)"));
+    return json_pack("{s:{s:s, s:s, s:s, s:b}, s:s}", "s3", "endpoint", o->endpoint, "bucket",
+                     o->bucket, "region", o->region, "insecure", o->insecure, "dataset",
+                     o->dataset == DATASET_SHARED ? "shared" : "per-worker");
+}
+
+/* The local stack's MinIO keeps its objects here. */
+static int s3_data_paths(const struct config *cfg, const char *names[], char paths[][4096],
+                         int max) {
+    if (max < 1)
+        return 0;
+    names[0] = "minio";
+    snprintf(paths[0], 4096, "%s/.local/stack/minio", cfg->harness_dir);
+    return 1;
+}
+
+/* Host and port of an endpoint URL ("http://[::1]:9000/x" -> "::1", 9000). */
+static void endpoint_host(const char *url, char *host, size_t len, unsigned *port) {
+    const char *p = strstr(url, "://");
+    *port = strncmp(url, "https", 5) == 0 ? 443 : 80;
+    p = p ? p + 3 : url;
+    const char *at = strpbrk(p, "@/"); /* user@host */
+    if (at && *at == '@')
+        p = at + 1;
+    size_t n;
+    if (*p == '[') {
+        n = strcspn(++p, "]");
+        snprintf(host, len, "%.*s", (int)n, p);
+        p += n + (p[n] == ']');
+    } else {
+        n = strcspn(p, ":/");
+        snprintf(host, len, "%.*s", (int)n, p);
+        p += n;
+    }
+    if (*p == ':')
+        *port = (unsigned)strtoul(p + 1, NULL, 10);
+}
+
+/* The MinIO the local stack started, when this run's endpoint is it. */
+static int s3_server_locate(const struct config *cfg, struct wl_server *out) {
+    char host[256];
+    unsigned port;
+    endpoint_host(s3_opts(cfg)->endpoint, host, sizeof host, &port);
+    return stack_server_locate(cfg, "minio", "minio.pid", host, port, out);
+}
+
+/* MinIO's own count of the GetObject requests it answered (its Prometheus
+ * endpoint, public on the local stack). Another store has none: -1. */
+static int s3_server_count(const struct config *cfg, struct wl_server_count *out, int max,
+                           char *err, size_t errlen) {
+    struct minio_gets g;
+    if (max < 2)
+        return 0;
+    if (minio_get_count(s3_opts(cfg)->endpoint, NULL, 5000, &g, err, errlen) != 0)
+        return -1;
+    if (g.cached) {
+        snprintf(err, errlen,
+                 "%s: only MinIO's cached v2 metrics answer (up to 10 s old), too stale to "
+                 "compare",
+                 g.url);
+        return -1;
+    }
+    out[0] = (struct wl_server_count){"GetObject", g.requests, 1};
+    out[1] = (struct wl_server_count){"GetObject errors", g.errors, 0};
+    return 2;
+}
+
+#define F(field) offsetof(struct s3_opts, field), sizeof(((struct s3_opts *)0)->field)
+static const struct opt_row s3_rows[] = {
+    {"s3-endpoint", OPT_STR, F(endpoint), 0, 0, "http://127.0.0.1:9000", NULL, "S3_ENDPOINT", 0,
+     NULL, "S3 endpoint URL"},
+    {"s3-region", OPT_STR, F(region), 0, 0, "us-east-1", NULL, NULL, 0, NULL,
+     "S3 region for signing"},
+    {"bucket", OPT_STR, F(bucket), 0, 0, "aops", NULL, NULL, 0, NULL, "S3 bucket"},
+    {"dataset", OPT_CHOICE, F(dataset), 0, 0, "per-worker", "per-worker|shared", NULL, 0, NULL,
+     "an object set per worker, or one set every worker reads"},
+    {"s3-insecure", OPT_FLAG, F(insecure), 0, 0, NULL, NULL, NULL, 0, NULL,
+     "do not verify TLS certificates"},
+    {"s3-access-key", OPT_STR, F(access_key), 0, 0, NULL, NULL, "AWS_ACCESS_KEY_ID", OPT_SECRET,
+     NULL, "S3 access key"},
+    {"s3-secret-key", OPT_STR, F(secret_key), 0, 0, NULL, NULL, "AWS_SECRET_ACCESS_KEY",
+     OPT_SECRET, NULL, "S3 secret key"},
+};
+
+static const struct wl_counter s3_counters[] = {
+    [S3_COUNT_BYTES] = {"bytes", "bytes received", WL_BYTES},
+};
+static const struct wl_hist s3_hists[] = {
+    [S3_HIST_TTFB] = {"ttfb_ms", "time to first byte"},
+};
+
 const struct workload s3_workload = {
     .name = "s3",
+    .title = "S3 GET",
     .ops_per_cycle = S3_OPS,
+    .options = s3_rows,
+    .noptions = sizeof s3_rows / sizeof s3_rows[0],
+    .opts_size = sizeof(struct s3_opts),
+    .counters = s3_counters,
+    .ncounters = 1,
+    .hists = s3_hists,
+    .nhists = 1,
+    .classes_key = "classes",
     .nclasses = S3_NCLASSES,
-    .class_names = {"1MiB", "10MiB", "50MiB"},
+    .class_names = s3_class_names,
     .prepare = s3_prepare,
     .open = s3_open,
     .run = s3_run,
     .close = s3_close,
     .backend = s3_server_version,
+    .describe = s3_describe,
+    .data_paths = s3_data_paths,
+    .server_name = "minio",
+    .server_locate = s3_server_locate,
+    .server_count = s3_server_count,
+    .store = &s3_store,
+    .clock_offset = s3_clock_offset,
 };

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../coordinator/util.h"
+#include "../common/util.h"
 #include "s3_util.h"
 
 #define PREP_SLOTS 16
@@ -123,7 +123,7 @@ static int finished(struct prep *pr, struct slot *s, CURLcode cc, char *err, siz
 static int make_bucket(struct prep *pr, struct slot *s, char *err, size_t len) {
     s3_url(s->url, sizeof s->url, pr->cfg, NULL);
     s->size = 0;
-    snprintf(s->key, sizeof s->key, "%s", pr->cfg->bucket);
+    snprintf(s->key, sizeof s->key, "%s", s3_opts(pr->cfg)->bucket);
     start(pr, s, 1);
     CURLcode cc = curl_easy_perform(s->h);
     long status = 0;
@@ -134,12 +134,12 @@ static int make_bucket(struct prep *pr, struct slot *s, char *err, size_t len) {
         return 0;
     if (cc == CURLE_OK && !strcmp(code, "BucketAlreadyExists")) {
         snprintf(err, len, "S3 bucket '%s' belongs to another account: choose another --bucket",
-                 pr->cfg->bucket);
+                 s3_opts(pr->cfg)->bucket);
         return -1;
     }
     int fatal;
     char what[200];
-    snprintf(what, sizeof what, "creating bucket '%s'", pr->cfg->bucket);
+    snprintf(what, sizeof what, "creating bucket '%s'", s3_opts(pr->cfg)->bucket);
     s3_describe_failure(err, len, pr->cfg, s->h, cc, s->curlerr, status, code, what, NULL, &fatal);
     return -1;
 }
@@ -157,7 +157,7 @@ static void progress(const struct prep *pr, int64_t t0, int final) {
         fputc('\n', stderr);
     printf("s3: %u objects in bucket '%s': %u uploaded (%llu bytes), %u already there; "
            "%.2f s, %.1f MiB/s\n",
-           total, pr->cfg->bucket, pr->uploaded, (unsigned long long)pr->bytes, pr->skipped, secs,
+           total, s3_opts(pr->cfg)->bucket, pr->uploaded, (unsigned long long)pr->bytes, pr->skipped, secs,
            secs > 0 ? mib / secs : 0);
     fflush(stdout);
 }
@@ -169,7 +169,7 @@ int s3_prepare(const struct config *cfg, char *err, size_t len) {
 int s3_prepare_ops(const struct config *cfg, unsigned nops, char *err, size_t len) {
     if (s3_check_config(cfg, err, len) < 0)
         return -1;
-    struct prep pr = {.cfg = cfg, .ndw = cfg->dataset == DATASET_SHARED ? 1 : cfg->n};
+    struct prep pr = {.cfg = cfg, .ndw = s3_opts(cfg)->dataset == DATASET_SHARED ? 1 : cfg->n};
     pr.nops = nops < S3_OPS ? nops : S3_OPS;
     struct slot *slots = calloc(PREP_SLOTS, sizeof *slots);
     CURLM *m = curl_multi_init();

@@ -12,18 +12,38 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../coordinator/util.h"
+#include "../common/util.h"
+#include "workload.h"
 
 static const uint64_t class_full_size[S3_NCLASSES] = {1ULL << 20, 10ULL << 20, 50ULL << 20};
 static const unsigned class_count[S3_NCLASSES] = {500, 500, 190};
-static const char *const class_names[S3_NCLASSES] = {"1MiB", "10MiB", "50MiB"};
+const char *const s3_class_names[S3_NCLASSES] = {"1MiB", "10MiB", "50MiB"};
+_Static_assert(500 + 500 + 190 == S3_OPS, "the classes' counts make a cycle's GETs");
+
+const struct s3_opts *s3_opts(const struct config *cfg) {
+    return workload_opts(cfg, &s3_workload);
+}
 
 int s3_op_class(unsigned op) {
-    return op < 500 ? 0 : op < 1000 ? 1 : 2;
+    int c = 0;
+    while (c < S3_NCLASSES - 1 && op >= s3_class_first_op(c) + class_count[c])
+        c++;
+    return c;
 }
 
 unsigned s3_op_index(unsigned op) {
-    return op < 500 ? op : op < 1000 ? op - 500 : op - 1000;
+    return op - s3_class_first_op(s3_op_class(op));
+}
+
+unsigned s3_class_first_op(int klass) {
+    unsigned first = 0;
+    for (int c = 0; c < klass; c++)
+        first += class_count[c];
+    return first;
+}
+
+unsigned s3_class_count(int klass) {
+    return class_count[klass];
 }
 
 uint64_t s3_class_size(enum profile p, int klass) {
@@ -37,17 +57,13 @@ uint64_t s3_worker_bytes(enum profile p) {
     return sum;
 }
 
-const char *s3_class_name(int klass) {
-    return class_names[klass];
-}
-
 unsigned s3_data_worker(const struct config *cfg, unsigned worker) {
-    return cfg->dataset == DATASET_SHARED ? 0 : worker;
+    return s3_opts(cfg)->dataset == DATASET_SHARED ? 0 : worker;
 }
 
 void s3_key(char *buf, size_t len, enum profile p, unsigned dw, unsigned op) {
     int c = s3_op_class(op);
-    snprintf(buf, len, "%s/w%u/%s/%u", profile_name(p), dw, class_names[c], s3_op_index(op));
+    snprintf(buf, len, "%s/w%u/%s/%u", profile_name(p), dw, s3_class_names[c], s3_op_index(op));
 }
 
 int s3_uri_encode(char *dst, size_t len, const char *src, int keep_slash) {
@@ -74,16 +90,16 @@ int s3_uri_encode(char *dst, size_t len, const char *src, int keep_slash) {
 }
 
 int s3_url(char *buf, size_t len, const struct config *cfg, const char *key) {
-    size_t elen = strlen(cfg->s3_endpoint);
-    while (elen > 0 && cfg->s3_endpoint[elen - 1] == '/')
+    size_t elen = strlen(s3_opts(cfg)->endpoint);
+    while (elen > 0 && s3_opts(cfg)->endpoint[elen - 1] == '/')
         elen--;
     char bucket[256], ekey[S3_URLLEN];
-    if (s3_uri_encode(bucket, sizeof bucket, cfg->bucket, 0) < 0)
+    if (s3_uri_encode(bucket, sizeof bucket, s3_opts(cfg)->bucket, 0) < 0)
         return -1;
     if (key && s3_uri_encode(ekey, sizeof ekey, key, 1) < 0)
         return -1;
-    int n = key ? snprintf(buf, len, "%.*s/%s/%s", (int)elen, cfg->s3_endpoint, bucket, ekey)
-                : snprintf(buf, len, "%.*s/%s", (int)elen, cfg->s3_endpoint, bucket);
+    int n = key ? snprintf(buf, len, "%.*s/%s/%s", (int)elen, s3_opts(cfg)->endpoint, bucket, ekey)
+                : snprintf(buf, len, "%.*s/%s", (int)elen, s3_opts(cfg)->endpoint, bucket);
     return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
@@ -146,17 +162,17 @@ struct curl_slist *s3_put_headers(void) {
 
 void s3_easy_setup(CURL *h, const struct config *cfg) {
     char provider[128];
-    snprintf(provider, sizeof provider, "aws:amz:%s:s3", cfg->s3_region);
+    snprintf(provider, sizeof provider, "aws:amz:%s:s3", s3_opts(cfg)->region);
     curl_easy_setopt(h, CURLOPT_AWS_SIGV4, provider);
-    curl_easy_setopt(h, CURLOPT_USERNAME, cfg->s3_access_key);
-    curl_easy_setopt(h, CURLOPT_PASSWORD, cfg->s3_secret_key);
+    curl_easy_setopt(h, CURLOPT_USERNAME, s3_opts(cfg)->access_key);
+    curl_easy_setopt(h, CURLOPT_PASSWORD, s3_opts(cfg)->secret_key);
     long ms = (long)(cfg->op_timeout * 1000);
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, ms);
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, ms < 10000 ? ms : 10000L);
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(h, CURLOPT_TCP_NODELAY, 1L);
     curl_easy_setopt(h, CURLOPT_BUFFERSIZE, 256L * 1024);
-    if (cfg->s3_insecure) {
+    if (s3_opts(cfg)->insecure) {
         curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
         curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
     }
@@ -170,7 +186,7 @@ static int is_tls_error(CURLcode cc) {
 void s3_describe_failure(char *err, size_t len, const struct config *cfg, CURL *h, CURLcode cc,
                          const char *curlerr, long status, const char *code, const char *what,
                          const char *key, int *fatal) {
-    const char *ep = cfg->s3_endpoint;
+    const char *ep = s3_opts(cfg)->endpoint;
     const char *detail = curlerr && *curlerr ? curlerr : curl_easy_strerror(cc);
     *fatal = 0;
     if (cc == CURLE_COULDNT_CONNECT) {
@@ -209,27 +225,28 @@ void s3_describe_failure(char *err, size_t len, const struct config *cfg, CURL *
         snprintf(err, len,
                  "S3 object '%s' is missing from bucket '%s'%s: run ./harness prepare --profile %s "
                  "--containers %u%s%s%s",
-                 key, cfg->bucket, *fatal ? " (no such bucket)" : "", profile_name(cfg->profile),
-                 cfg->n, cfg->dataset == DATASET_SHARED ? " --dataset shared" : "",
-                 strcmp(cfg->bucket, "aops") ? " --bucket " : "",
-                 strcmp(cfg->bucket, "aops") ? cfg->bucket : "");
+                 key, s3_opts(cfg)->bucket, *fatal ? " (no such bucket)" : "", profile_name(cfg->profile),
+                 cfg->n * (cfg->shards ? cfg->shards : 1), /* every shard's workers */
+                 s3_opts(cfg)->dataset == DATASET_SHARED ? " --dataset shared" : "",
+                 strcmp(s3_opts(cfg)->bucket, "aops") ? " --bucket " : "",
+                 strcmp(s3_opts(cfg)->bucket, "aops") ? s3_opts(cfg)->bucket : "");
     } else if (status == 404 && !strcmp(code, "NoSuchBucket")) {
         *fatal = 1;
         snprintf(err, len, "S3 bucket '%s' does not exist at %s: run ./harness prepare",
-                 cfg->bucket, ep);
+                 s3_opts(cfg)->bucket, ep);
     } else {
         snprintf(err, len, "%s: HTTP %ld%s%s", what, status, *code ? " " : "", code);
     }
 }
 
 int s3_check_config(const struct config *cfg, char *err, size_t len) {
-    if (!cfg->s3_access_key[0] || !cfg->s3_secret_key[0]) {
+    if (!s3_opts(cfg)->access_key[0] || !s3_opts(cfg)->secret_key[0]) {
         snprintf(err, len, "no S3 credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY "
                            "(scripts/stack up writes them to .local/stack/credentials)");
         return -1;
     }
-    if (strncmp(cfg->s3_endpoint, "http://", 7) && strncmp(cfg->s3_endpoint, "https://", 8)) {
-        snprintf(err, len, "S3 endpoint '%s' is not an http:// or https:// URL", cfg->s3_endpoint);
+    if (strncmp(s3_opts(cfg)->endpoint, "http://", 7) && strncmp(s3_opts(cfg)->endpoint, "https://", 8)) {
+        snprintf(err, len, "S3 endpoint '%s' is not an http:// or https:// URL", s3_opts(cfg)->endpoint);
         return -1;
     }
     return 0;

@@ -10,23 +10,47 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../coordinator/config.h"
+#include "../common/config.h"
 
 #define S3_NCLASSES 3
 #define S3_OPS 1190
 #define S3_KEYLEN 128
 #define S3_URLLEN 1024
 
+enum s3_dataset { DATASET_PER_WORKER = 0, DATASET_SHARED };
+
+/* The s3 workload's settings (its option rows in s3.c fill them). */
+struct s3_opts {
+    char endpoint[512];
+    char region[64];
+    char bucket[128];
+    int dataset; /* enum s3_dataset */
+    int insecure;
+    char access_key[256]; /* secret: never printed nor written */
+    char secret_key[256]; /* secret */
+};
+
+/* The figures an operation reports (op_result.count[] and hist_ns[]). */
+enum { S3_COUNT_BYTES = 0 };
+enum { S3_HIST_TTFB = 0 };
+
+/* cfg's s3 settings. */
+const struct s3_opts *s3_opts(const struct config *cfg);
+extern const struct workload s3_workload;
+
 /* SHA-256 of the empty body: the x-amz-content-sha256 of a GET or HEAD. */
 #define S3_EMPTY_SHA256 "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
-/* Ops 0..499 read class 0 (1 MiB full), 500..999 class 1 (10 MiB),
- * 1000..1189 class 2 (50 MiB). */
+/* The size classes, in op order: ops 0..499 read class 0 (1 MiB at full
+ * size), 500..999 class 1 (10 MiB), 1000..1189 class 2 (50 MiB); the one
+ * table of them is in s3_util.c. */
+extern const char *const s3_class_names[S3_NCLASSES];
 int s3_op_class(unsigned op);
 unsigned s3_op_index(unsigned op); /* index of the object within its class */
+unsigned s3_class_first_op(int klass);
+unsigned s3_class_count(int klass);
 uint64_t s3_class_size(enum profile p, int klass);
 uint64_t s3_worker_bytes(enum profile p); /* bytes one worker reads per cycle */
-const char *s3_class_name(int klass);
 
 /* The worker whose object set `worker` reads: itself, or 0 with --dataset shared. */
 unsigned s3_data_worker(const struct config *cfg, unsigned worker);
@@ -85,5 +109,12 @@ int s3_prepare_ops(const struct config *cfg, unsigned nops, char *err, size_t le
 void *s3_client_open(const struct config *cfg, unsigned worker, char *err, size_t len);
 struct op_result;
 int s3_run(void *state, unsigned cycle, unsigned op, struct op_result *res);
+
+/* s3_store.c: result files in any bucket, and the clock of the S3 server
+ * (the descriptor's store and clock_offset hooks). */
+struct wl_store;
+struct wl_clock;
+extern const struct wl_store s3_store;
+int s3_clock_offset(const struct config *cfg, struct wl_clock *out, char *err, size_t errlen);
 
 #endif

@@ -17,6 +17,7 @@
 #include "workload.h"
 
 #define MAX_PATTERNS 1000
+#define SEARCH_OPS 100 /* searches per cycle: corpus/patterns holds exactly this many */
 
 struct search_pattern {
     struct matcher m;
@@ -84,8 +85,11 @@ static int load_patterns(struct search_state *s, const char *file, char *err, si
         }
     }
     fclose(f);
-    if (rc == 0 && s->n == 0) {
-        snprintf(err, len, "%s holds no patterns", file);
+    /* Operation i runs pattern i: a file with another count would repeat or
+     * drop patterns and change what a cycle is. */
+    if (rc == 0 && s->n != SEARCH_OPS) {
+        snprintf(err, len, "%s holds %u patterns; a cycle runs exactly %d searches, one per pattern",
+                 file, s->n, SEARCH_OPS);
         rc = -1;
     }
     return rc;
@@ -119,7 +123,7 @@ static void *search_open(const struct config *cfg, unsigned worker, char *err, s
     corpus_profile_dir(cfg, dir, sizeof dir);
     snprintf(s->roots[0], sizeof s->roots[0], "%s/linux", dir);
     snprintf(s->roots[1], sizeof s->roots[1], "%s/cpython", dir);
-    if (load_patterns(s, cfg->patterns_file, err, len) < 0)
+    if (load_patterns(s, search_opts(cfg)->patterns_file, err, len) < 0)
         goto fail;
     /* io_uring where the kernel lets us; pread where a sandbox forbids it. */
     s->e = engine_open(READER_URING, err, len);
@@ -136,28 +140,98 @@ fail:
 static int search_run(void *st, unsigned cycle, unsigned op, struct op_result *res) {
     (void)cycle;
     struct search_state *s = st;
-    struct search_pattern *p = &s->p[op % s->n];
+    struct search_pattern *p = &s->p[op];
     struct engine_totals t = {0};
     for (int k = 0; k < 2; k++)
         if (p->trees & (1 << k))
             engine_search(s->e, &p->m, s->roots[k], ENGINE_COUNT, NULL, NULL, &t);
-    res->rows = t.lines;
-    res->files = t.files;
-    res->bytes = t.bytes;
+    res->count[SEARCH_COUNT_LINES] = t.lines;
+    res->count[SEARCH_COUNT_FILES] = t.files;
+    res->count[SEARCH_COUNT_BYTES] = t.bytes;
     if (t.errors) {
-        snprintf(res->err, sizeof res->err, "search %u: %llu error(s), first: %s", op % s->n,
+        snprintf(res->err, sizeof res->err, "search %u: %llu error(s), first: %s", op,
                  (unsigned long long)t.errors, t.err);
         return -1;
     }
     return 0;
 }
 
+const struct search_opts *search_opts(const struct config *cfg) {
+    return workload_opts(cfg, &search_workload);
+}
+
+/* The patterns file parses, compiles and holds a cycle's worth: said before
+ * anything starts rather than by every worker. */
+static int search_check(const struct config *cfg, char *err, size_t len) {
+    struct search_state s = {0};
+    int rc = load_patterns(&s, search_opts(cfg)->patterns_file, err, len);
+    for (unsigned i = 0; i < s.n; i++)
+        matcher_free(&s.p[i].m);
+    free(s.p);
+    return rc;
+}
+
+static void search_init_opts(const struct config *cfg, void *opts) {
+    struct search_opts *o = opts;
+    snprintf(o->corpus_dir, sizeof o->corpus_dir, "%s/corpus/data", cfg->harness_dir);
+    snprintf(o->patterns_file, sizeof o->patterns_file, "%s/corpus/patterns", cfg->harness_dir);
+}
+
+/* result.json's config.corpus: what was searched, so two runs can be shown
+ * to have searched the same. */
+static json_t *search_describe(const struct config *cfg, int selected, json_t *warnings) {
+    (void)warnings;
+    return json_pack("{s:o}", "corpus", selected ? corpus_manifest_json(cfg) : json_null());
+}
+
+static int search_data_paths(const struct config *cfg, const char *names[], char paths[][4096],
+                             int max) {
+    if (max < 1)
+        return 0;
+    names[0] = "corpus";
+    snprintf(paths[0], 4096, "%s", search_opts(cfg)->corpus_dir);
+    return 1;
+}
+
+#define F(field) offsetof(struct search_opts, field), sizeof(((struct search_opts *)0)->field)
+static const struct opt_row search_rows[] = {
+    {"corpus", OPT_STR, F(corpus_dir), 0, 0, NULL, NULL, NULL, 0, NULL,
+     "corpus directory (corpus/data)"},
+    {"dir", OPT_STR, F(corpus_dir), 0, 0, NULL, NULL, NULL, OPT_CMD_ONLY, NULL,
+     "corpus directory (corpus/data)"},
+    {"patterns", OPT_STR, F(patterns_file), 0, 0, NULL, NULL, NULL, 0, NULL,
+     "search patterns file, 100 patterns (corpus/patterns)"},
+};
+
+static const struct wl_counter search_counters[] = {
+    [SEARCH_COUNT_LINES] = {"matched_lines", "matching lines", WL_COUNT},
+    [SEARCH_COUNT_FILES] = {"files_searched", "files searched", WL_COUNT},
+    [SEARCH_COUNT_BYTES] = {"bytes_searched", "bytes searched", WL_BYTES},
+};
+
+static const struct wl_command search_commands[] = {
+    {"corpus", "corpus fetch [--profile P] [--dir corpus/data] [--seed S]", corpus_main},
+    {"search", "search [--count|--files-with-matches] PATTERN PATH...", search_cli_main},
+    {NULL, NULL, NULL},
+};
+
 const struct workload search_workload = {
     .name = "search",
-    .ops_per_cycle = 100,
+    .title = "code search",
+    .ops_per_cycle = SEARCH_OPS,
+    .options = search_rows,
+    .noptions = sizeof search_rows / sizeof search_rows[0],
+    .opts_size = sizeof(struct search_opts),
+    .init_opts = search_init_opts,
+    .counters = search_counters,
+    .ncounters = 3,
+    .commands = search_commands,
+    .check = search_check,
     .prepare = search_prepare,
     .open = search_open,
     .run = search_run,
     .close = search_close,
     .backend = search_backend,
+    .describe = search_describe,
+    .data_paths = search_data_paths,
 };

@@ -1,12 +1,24 @@
-/* search.h -- what the search workload offers the rest of the harness: the
- * corpus manifest for result.json, and the corpus layout. */
+/* search.h -- what the search workload's parts share: its settings, the
+ * corpus layout and manifest, and its two subcommands. */
 #ifndef AOPS_SEARCH_H
 #define AOPS_SEARCH_H
 
 #include <jansson.h>
 #include <stddef.h>
 
-#include "../coordinator/config.h"
+#include "../common/config.h"
+
+/* The search workload's settings (its option rows in search.c fill them). */
+struct search_opts {
+    char corpus_dir[4096];    /* --corpus (corpus fetch: --dir), default <repo>/corpus/data */
+    char patterns_file[4096]; /* --patterns, default <repo>/corpus/patterns */
+};
+
+const struct search_opts *search_opts(const struct config *cfg);
+extern const struct workload search_workload;
+
+/* The figures an operation reports (op_result.count[]). */
+enum { SEARCH_COUNT_LINES = 0, SEARCH_COUNT_FILES, SEARCH_COUNT_BYTES };
 
 /* config.corpus for result.json: {"dir", "profile", "patterns", "manifest"}
  * where manifest is DIR/<profile>/manifest.json as `corpus fetch` wrote it
@@ -20,5 +32,9 @@ void corpus_profile_dir(const struct config *cfg, char *out, size_t len);
 /* 0 when the profile's corpus is there, else -1 with err = "corpus missing at
  * DIR: run `./harness corpus fetch --profile P`". */
 int corpus_check(const struct config *cfg, char *err, size_t errlen);
+
+/* `harness corpus fetch` (corpus.c) and `harness search` (search_cli.c). */
+int corpus_main(int argc, char **argv);
+int search_cli_main(int argc, char **argv);
 
 #endif

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../coordinator/commands.h"
-#include "../coordinator/util.h"
+#include "../common/util.h"
+#include "search.h"
 #include "search_engine.h"
 
 struct hit {

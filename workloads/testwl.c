@@ -86,7 +86,7 @@ static int memhog_run(void *st, unsigned cycle, unsigned op, struct op_result *r
     memset(p, 0xa5, n);
     *(void **)p = t->chain;
     t->chain = p;
-    res->bytes = n;
+    res->count[0] = n;
     return 0;
 }
 
@@ -95,11 +95,14 @@ static void test_close(void *st) {
 }
 
 const struct workload sleep_workload = {
-    .name = "sleep", .ops_per_cycle = 20, .test_only = 1,
+    .name = "sleep", .title = "sleep (test)", .ops_per_cycle = 20, .test_only = 1,
     .prepare = test_prepare, .open = test_open, .run = sleep_run, .close = test_close,
 };
 
+static const struct wl_counter memhog_counters[] = {{"bytes", "bytes touched", WL_BYTES}};
+
 const struct workload memhog_workload = {
-    .name = "memhog", .ops_per_cycle = 20, .test_only = 1,
+    .name = "memhog", .title = "memhog (test)", .ops_per_cycle = 20, .test_only = 1,
+    .counters = memhog_counters, .ncounters = 1,
     .prepare = test_prepare, .open = test_open, .run = memhog_run, .close = test_close,
 };

@@ -56,6 +56,8 @@ mem=$(find /sys/fs/cgroup -maxdepth 5 -type d -name "aops-$LASTPID-1" | xargs -I
 cpu=$(find /sys/fs/cgroup -maxdepth 5 -type d -name "aops-$LASTPID-1" | xargs -I{} sh -c 'cat {}/cpu.cfs_quota_us {}/cpu.max 2>/dev/null' | head -1)
 check_eq "memory limit set in the worker's cgroup" $((300 * 1048576)) "$mem"
 check_contains "CPU limit set in the worker's cgroup" 50000 "$cpu"
+# 2 workers: one cgroup each on v2, one per controller hierarchy on v1.
+check "cg_count sees the running workers' cgroups (so its 0s below mean something)" test "$(cg_count)" -ge 2
 wpid=$(pgrep -P $LASTPID | head -1)
 check "a worker is in its own cgroup" grep -q "aops-$LASTPID-" /proc/$wpid/cgroup
 wait $LASTPID
@@ -83,6 +85,7 @@ for sig in INT TERM; do
     pid=$!
     LASTPID=$pid
     sleep 1.5
+    check "SIG$sig: workers_left sees the running workers (so its 0 below means something)" test "$(workers_left)" -ge 3
     kill -$sig $pid
     wait $pid
     rc=$?
@@ -108,8 +111,12 @@ else
     stale=/sys/fs/cgroup${own%/}/aops-999999-0
 fi
 mkdir -p "$stale"
-h --containers 1 --workloads sleep --out "$TMP/stale" --quiet
-check "stale cgroup of a dead coordinator removed" [ ! -d "$stale" ]
+if [ -d "$stale" ]; then
+    h --containers 1 --workloads sleep --out "$TMP/stale" --quiet
+    check "stale cgroup of a dead coordinator removed" [ ! -d "$stale" ]
+else
+    fail "could not make the stale cgroup $stale to test its removal"
+fi
 
 # Bad input: exit 2, one line, nothing started.
 for args in "--containers 0" "--containers -3" "--containers 1000000" "--memory-limit 1M --containers 1" \

@@ -117,6 +117,7 @@ check "AOPS/W unavailable said in words" has_id "$T2" aops-per-watt-unavailable
 check "unavailable reason shown, escaped" grep -qF 'no RAPL &lt;powercap&gt; &amp; no perf power PMU' "$TMP/nopower.html.dom"
 check "invalid run shown as not valid" grep -q 'data-valid="false"' "$TMP/nopower.html.dom"
 check "invalid reason listed" grep -qF 'worker 1 was OOM-killed' "$TMP/nopower.html.dom"
+check "the injected warning is on the page, as text" grep -qF '&lt;img id="injected"' "$TMP/nopower.html.dom"
 check "injected markup stays text" bash -c "! grep -qP '^id\tinjected\$' '$T2'"
 check_numbers "figures of the power-less run equal result.json" "$T2" "$N/result.json"
 check_charts "$T2" cpu-util storage-throughput iops

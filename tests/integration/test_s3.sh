@@ -101,7 +101,9 @@ if [ -x "$MINIO" ] && ! (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then
     mpid=$!
     trap 'kill -9 $mpid 2>/dev/null; rm -rf "$TMP"' EXIT
     for _ in $(seq 100); do
-        curl -sf "http://127.0.0.1:$PORT/minio/health/live" >/dev/null && break
+        # live answers before the drives are initialised (then S3 calls get 503
+        # XMinioServerNotInitialized); cluster answers 200 once it takes writes.
+        curl -sf "http://127.0.0.1:$PORT/minio/health/cluster" >/dev/null && break
         sleep 0.1
     done
     ep="http://127.0.0.1:$PORT"

@@ -1,51 +1,88 @@
 #!/usr/bin/env bash
 # test_search_rg.sh -- `harness search --count` / `--files-with-matches` print
-# exactly what `rg -P -c` / `rg -P -l` print, file by file, for every pattern
-# of corpus/patterns: on the generated tiny corpus always, and on the real
-# trees (corpus/data/full) when they have been fetched.
+# exactly what `rg -P -c` / `rg -P -l` print, file by file: for every pattern
+# of corpus/patterns on the generated tiny corpus always, and on the real
+# trees (corpus/data/full) when they have been fetched, as AOPS_RG_REAL says:
+#   sample (default, in `make test`): 5 patterns per tree, chosen to cover the
+#          matcher's paths (whole buffer, line by line, literal prefilter,
+#          end-anchored, Unicode), over CPython and four Linux subsystems
+#          (kernel, mm, fs/ext4, lib: 28 MB) -- bounded whatever is fetched;
+#   all    (`make test-corpus`): every pattern -- tens of minutes with rg -P;
+#   none   the generated corpus only.
 source "$(dirname "$0")/../lib.sh"
+REAL=${AOPS_RG_REAL:-sample}
+case "$REAL" in sample | all | none) ;; *) fail "AOPS_RG_REAL='$REAL': expected sample, all or none"; finish ;; esac
 unset RIPGREP_CONFIG_PATH
 command -v rg >/dev/null || { fail "ripgrep (rg) is not installed: apt-get install ripgrep"; finish; }
 
 "$HARNESS" corpus fetch --profile tiny --dir "$TMP/corpus" >/dev/null || fail "corpus fetch --profile tiny"
 
-# compare TREE_DIR RG_EXTRA...: every pattern tagged for this tree (or any).
+# The real-tree sample: each must be a pattern of corpus/patterns for its tree.
+SAMPLE_linux=('GFP_KERNEL' 'WARN_ON\(.*refcount' '(?<=struct )inode\b' '\s+$' '(?i)straße|naïve|café')
+SAMPLE_cpython=('PyErr_Occurred\(\)' '(?<=def )\w+(?=\(self)' '\d+\.\d+\.\d+' '(?i)todo|fixme|xxx' '\p{L}+\x{FFFD}')
+SAMPLE_DIRS_linux=(kernel mm fs/ext4 lib)
+SAMPLE_DIRS_cpython=(.)
+
+# compare TREE_DIR TAG ONLY RG_EXTRA...: every pattern tagged for this tree (or
+# any); with ONLY=sample just those of SAMPLE_<tag>. Comparing none fails.
 compare() {
-    local dir=$1 tag=$2; shift 2
+    local dir=$1 tag=$2 only=$3; shift 3
     local n=0 bad=0
+    local -n sample="SAMPLE_$tag"
+    local paths=(.)
+    if [ "$only" = sample ]; then local -n sdirs="SAMPLE_DIRS_$tag"; paths=("${sdirs[@]}"); fi
     while IFS=$'\t' read -r tree pat; do
         case "$tree" in '#'*|'') continue ;; esac
         [ "$tree" = "$tag" ] || [ "$tree" = any ] || continue
+        if [ "$only" = sample ]; then
+            local hit=0 p
+            for p in "${sample[@]}"; do [ "$p" = "$pat" ] && hit=1; done
+            [ $hit = 1 ] || continue
+        fi
         n=$((n + 1))
         for mode in -c -l; do
             local long=--count; [ $mode = -l ] && long=--files-with-matches
             local want got
-            want=$(cd "$dir" && rg -P $mode --sort path "$@" -- "$pat" . 2>/dev/null)
-            got=$(cd "$dir" && "$HARNESS" search $long -- "$pat" . 2>/dev/null)
+            want=$(cd "$dir" && rg -P $mode --sort path "$@" -- "$pat" "${paths[@]}" 2>/dev/null)
+            got=$(cd "$dir" && "$HARNESS" search $long -- "$pat" "${paths[@]}" 2>/dev/null)
             if [ "$want" != "$got" ]; then
                 bad=$((bad + 1))
                 fail "$tag $mode '$pat': $(diff <(echo "$want") <(echo "$got") | head -5 | tr '\n' ' ')"
             fi
         done
     done < "$ROOT/corpus/patterns"
-    [ $bad = 0 ] && pass "$tag: $n patterns, -c and -l equal to rg -P file by file"
+    if [ $n = 0 ]; then
+        fail "$tag ($dir): no pattern compared"
+    elif [ "$only" = sample ] && [ $n != ${#sample[@]} ]; then
+        fail "$tag: $n of the ${#sample[@]} sample patterns found in corpus/patterns"
+    elif [ $bad = 0 ]; then
+        pass "$tag ($dir: ${paths[*]}): $n patterns, -c and -l equal to rg -P file by file"
+    fi
 }
 
-compare "$TMP/corpus/tiny/linux" linux
-compare "$TMP/corpus/tiny/cpython" cpython
+compare "$TMP/corpus/tiny/linux" linux all
+compare "$TMP/corpus/tiny/cpython" cpython all
 
 # The edge cases are really there and really handled as ripgrep does.
 out=$("$HARNESS" search --count 'TODO' "$TMP/corpus/tiny/linux")
 check "a NUL past 64 KiB hides the file from -c" bash -c "! grep -q blob_late <<<'$out'"
 out=$("$HARNESS" search --files-with-matches 'TODO' "$TMP/corpus/tiny/linux")
 check_contains "-l lists a file whose match precedes a late NUL" blob_late.bin "$out"
+check "the corpus has a hidden file that matches" bash -c "rg -l --hidden --no-ignore TODO '$TMP/corpus/tiny/linux' | grep -q '/\.'"
 check "hidden files are skipped" bash -c "! grep -q '/\.' <<<'$out'"
+check "the corpus has a symlink to a file that matches" bash -c "rg -L -l --no-ignore TODO '$TMP/corpus/tiny/linux' | grep -q link_to"
 check "symlinks are not followed" bash -c "! grep -q link_to <<<'$out'"
 check_contains "the deep file is found" "d39/bottom.c" "$("$HARNESS" search -c return "$TMP/corpus/tiny/linux")"
 
 # The real trees, when fetched (inside a git checkout: tell rg to ignore .gitignore).
-for t in linux cpython; do
-    d="$ROOT/corpus/data/full/$t"
-    [ -d "$d" ] && [ "${AOPS_SKIP_FULL:-}" != 1 ] && compare "$d" $t --no-ignore-vcs
-done
+if [ "$REAL" != none ]; then
+    for t in linux cpython; do
+        d="$ROOT/corpus/data/full/$t"
+        if [ -d "$d" ]; then
+            compare "$d" $t "$REAL" --no-ignore-vcs
+        elif [ "$REAL" = all ]; then
+            fail "AOPS_RG_REAL=all but $d is not fetched"
+        fi
+    done
+fi
 finish

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Integration test for scripts/stack on a second, private stack (own dir, own ports), so the
 # main stack under .local/stack is not disturbed: up -> healthy, up twice is a no-op, a query
-# as the harness user, MinIO health and an authenticated S3 call, down leaves nothing,
-# stale pid files, a port already in use, credentials file format and mode.
+# as the harness user, MinIO health and an authenticated S3 call, each server in a cgroup of its
+# own (recorded in the stack dir, holding its pid, removed on down), MinIO's metrics readable
+# without a token, down leaves nothing, stale pid files, a port already in use, credentials
+# file format and mode.
 set -u
 HERE="$(cd "$(dirname "$0")" && pwd)"
 . "$HERE/../lib.sh"
@@ -21,6 +23,19 @@ cleanup() {
     rm -rf "$TMP"
 }
 trap cleanup EXIT
+
+# every aops-stack cgroup of this test's ports, in any hierarchy
+cg_left() {
+    find /sys/fs/cgroup -maxdepth 8 -type d \( -name "aops-stack-minio-$AOPS_MINIO_PORT" \
+        -o -name "aops-stack-mariadb-$AOPS_MARIADB_PORT" \) 2>/dev/null
+}
+perf_cgroups() { # the kernel has the perf_event cgroup controller
+    awk '$1 == "perf_event" && $4 == 1 { f = 1 } END { exit !f }' /proc/cgroups
+}
+cg_cpu_usec() { # CPU time in microseconds of a cgroup directory (v2 or v1 cpuacct)
+    if grep -q '^usage_usec ' "$1/cpu.stat" 2>/dev/null; then awk '$1 == "usage_usec" { print $2 }' "$1/cpu.stat"
+    else echo $(($(cat "$1/cpuacct.usage") / 1000)); fi
+}
 
 gone() { # gone PID: true once PID is no live process (absent or a zombie), waiting up to 5 s
     local i
@@ -48,6 +63,34 @@ check_contains "status: mariadb healthy" "mariadb: healthy" "$out"
 mpid="$(cat "$MP" 2>/dev/null)"; dpid="$(cat "$DP" 2>/dev/null)"
 check "minio pid file names a live process" test -n "$mpid" -a -d "/proc/$mpid"
 check "mariadb pid file names a live process" test -n "$dpid" -a -d "/proc/$dpid"
+check "the stack's processes name the stack dir (so the check after down means something)" \
+    bash -c "ps -eo pid,args | grep -F '$AOPS_STACK_DIR' | grep -v grep | grep -q ."
+
+# --- each server in a cgroup of its own ------------------------------------------------------
+for s in minio:$mpid:$AOPS_MINIO_PORT mariadb:$dpid:$AOPS_MARIADB_PORT; do
+    IFS=: read -r name pid port <<<"$s"
+    sd="$AOPS_STACK_DIR/$name"
+    cg="$(cat "$sd/cgroup" 2>/dev/null)"
+    check "$name: the stack dir records its cgroup ($(cat "$sd/cgroup.unavailable" 2>/dev/null))" test -n "$cg"
+    check_eq "$name: cgroup named after the server and its port" "aops-stack-$name-$port" "$(basename "$cg")"
+    check "$name: cgroup $cg exists" test -d "$cg"
+    check "$name: its cgroup holds the server pid $pid" grep -qx "$pid" "$cg/cgroup.procs"
+    check_eq "$name: nothing else in its cgroup" "$pid" "$(cat "$cg/cgroup.procs" 2>/dev/null)"
+    check "$name: its CPU time is read from the cgroup (> 0 us)" test "$(cg_cpu_usec "$cg")" -gt 0
+    n=0; while read -r role dir; do
+        n=$((n + 1))
+        check "$name: $role cgroup $dir holds pid $pid" grep -qx "$pid" "$dir/cgroup.procs"
+    done <"$sd/cgroups"
+    check "$name: the cgroup list names at least one cgroup" test "$n" -ge 1
+    if perf_cgroups; then
+        pc="$(cat "$sd/perf_cgroup" 2>/dev/null)"
+        check "$name: perf_event cgroup recorded and holds pid $pid" grep -qx "$pid" "$pc/cgroup.procs"
+    else
+        check "$name: no perf_event cgroup recorded without the controller" test ! -e "$sd/perf_cgroup"
+    fi
+done
+out="$("$STACK" status 2>&1)"
+check_contains "status names minio's cgroup" "cgroup $(cat "$AOPS_STACK_DIR/minio/cgroup")" "$out"
 
 # --- credentials -----------------------------------------------------------------------------
 C="$AOPS_STACK_DIR/credentials"
@@ -95,6 +138,10 @@ code="$(curl -s -o /dev/null -w '%{http_code}' -K "$CURLCFG" --aws-sigv4 "aws:am
 check_eq "S3 ListBuckets with the generated keys answers 200" 200 "$code"
 code="$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$AOPS_MINIO_PORT/")"
 check_eq "S3 without keys is refused (403)" 403 "$code"
+m="$(curl -s "http://127.0.0.1:$AOPS_MINIO_PORT/minio/v2/metrics/node")"
+check_contains "MinIO metrics (v2 node) readable without a token" "# TYPE minio_s3_requests_total counter" "$m"
+m="$(curl -s "http://127.0.0.1:$AOPS_MINIO_PORT/minio/metrics/v3/api/requests")"
+check_contains "MinIO metrics (v3 api/requests) readable without a token" "# TYPE minio_api_requests_total counter" "$m"
 
 # --- down leaves nothing --------------------------------------------------------------------
 out="$("$STACK" down 2>&1)"; rc=$?
@@ -102,6 +149,9 @@ check_eq "down exits 0" 0 "$rc"
 check "minio pid $mpid is gone after down" gone "$mpid"
 check "mariadb pid $dpid is gone after down" gone "$dpid"
 check "no pid files after down" test ! -e "$MP" -a ! -e "$DP"
+check_eq "down removes the servers' cgroups" "" "$(cg_left)"
+check "down removes the cgroup records" test ! -e "$AOPS_STACK_DIR/minio/cgroup" -a ! -e "$AOPS_STACK_DIR/minio/cgroups" \
+    -a ! -e "$AOPS_STACK_DIR/mariadb/cgroup" -a ! -e "$AOPS_STACK_DIR/mariadb/cgroups"
 left="$(ps -eo pid,args | grep -F "$AOPS_STACK_DIR" | grep -v grep || true)"
 check_eq "no process uses the stack dir" "" "$left"
 out="$("$STACK" status 2>&1)"; rc=$?
@@ -151,6 +201,7 @@ check_contains "port-in-use message says how to choose another" "AOPS_MINIO_PORT
 check "the blocker is untouched" test -d "/proc/$BLOCKER"
 left="$(ps -eo pid,args | grep -F "$AOPS_STACK_DIR" | grep -v grep || true)"
 check_eq "nothing left running after a refused up" "" "$left"
+check_eq "no cgroup left after a refused up" "" "$(cg_left)"
 kill "$BLOCKER" 2>/dev/null; wait "$BLOCKER" 2>/dev/null; BLOCKER=""
 
 python3 -m http.server "$AOPS_MARIADB_PORT" --bind 127.0.0.1 >/dev/null 2>&1 & BLOCKER=$!
@@ -162,7 +213,25 @@ check_contains "MariaDB port-in-use message says how to choose another" "AOPS_MA
 sleep 0.5
 left="$(ps -eo pid,args | grep -F "$AOPS_STACK_DIR" | grep -v grep || true)"
 check_eq "a refused up stops the MinIO it had started" "" "$left"
+check_eq "a refused up removes the cgroup of the MinIO it had started" "" "$(cg_left)"
 kill "$BLOCKER" 2>/dev/null; wait "$BLOCKER" 2>/dev/null; BLOCKER=""
+
+# --- no cgroup hierarchy (a private mount namespace without /sys/fs/cgroup): the servers start
+# anyway, the stack dir says why they have no cgroup, down cleans up -------------------------
+if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null 2>&1; then
+    out="$(unshare -m --propagation private bash -c 'umount -R /sys/fs/cgroup && "$0" up' "$STACK" 2>&1)"; rc=$?
+    check_eq "up without cgroup hierarchies exits 0 ($out)" 0 "$rc"
+    check_contains "and warns that MinIO's CPU will not be attributed" "minio runs without a cgroup of its own" "$out"
+    check_eq "the stack dir says why" "no cgroup2 or v1 cpuacct hierarchy is mounted" "$(cat "$AOPS_STACK_DIR/minio/cgroup.unavailable" 2>/dev/null)"
+    check "and records no cgroup" test ! -e "$AOPS_STACK_DIR/minio/cgroup" -a ! -e "$AOPS_STACK_DIR/mariadb/cgroups"
+    check "the servers are healthy all the same" "$STACK" status
+    "$STACK" down >/dev/null 2>&1
+    check "down removes the note" test ! -e "$AOPS_STACK_DIR/minio/cgroup.unavailable" -a ! -e "$AOPS_STACK_DIR/mariadb/cgroup.unavailable"
+    left="$(ps -eo pid,args | grep -F "$AOPS_STACK_DIR" | grep -v grep || true)"
+    check_eq "nothing left running" "" "$left"
+else
+    echo "skipped: the no-cgroup case needs root and unshare"
+fi
 
 # --- readiness timeout: one line naming the log, nothing left --------------------------------
 out="$(AOPS_STACK_TIMEOUT=0 "$STACK" up 2>&1)"; rc=$?
@@ -172,5 +241,6 @@ check_eq "timeout message is one line" 1 "$(printf '%s\n' "$out" | wc -l)"
 sleep 0.5
 left="$(ps -eo pid,args | grep -F "$AOPS_STACK_DIR" | grep -v grep || true)"
 check_eq "nothing left running after a timeout" "" "$left"
+check_eq "no cgroup left after a timeout" "" "$(cg_left)"
 
 finish

@@ -10,7 +10,9 @@
  * (pure v2; default and --cgroupns=host). The podman one follows the path in
  * issue 13's error message. (The live limits, OOM and cleanup are
  * tested against the real kernel in tests/integration/test_coordinator.sh,
- * inside a container by tests/integration/test_compose_up.sh.) */
+ * inside a container by tests/integration/test_compose_up.sh, on pure v2 in
+ * a VM by tests/vm/run-v2.sh.) And which controllers a v2 cgroup.controllers
+ * file lists. */
 #include <string.h>
 
 #include "../../containers/cgroup.h"
@@ -59,14 +61,25 @@ int main(void) {
     CHECK(mode == CG_V1);
     CHECKF(!strcmp(mem, "/sys/fs/cgroup/memory"), "%s", mem);
 
-    /* v1, a fresh mount of the whole hierarchy on top: the later mount wins
-     * and the full path is joined. */
+    /* v1, a fresh mount of the whole hierarchy elsewhere: libcgroup takes
+     * the first mount of a controller (the container's read-only one), so
+     * that is where worker cgroups would go -- a fresh mount must replace
+     * the container's in place (next case, as containers/entrypoint.sh). */
     mode = probe("docker-v1-fresh-mount", mem, cpu);
     CHECK(mode == CG_V1);
-    CHECKF(
-        !strcmp(mem,
-                "/tmp/m/docker/2db265ca17422577114f49cd2730aa50452e5e3430c235720f71c8d7fe8c9928"),
-        "%s", mem);
+    CHECKF(!strcmp(mem, "/sys/fs/cgroup/memory"), "%s", mem);
+
+    /* v1, the container's memory and cpu mounts replaced in place by mounts
+     * of the whole hierarchy (captured in a Docker 20.10 container here):
+     * the mount's root is "/" now, so the own path is joined whole. */
+    mode = probe("docker-v1-remounted", mem, cpu);
+    CHECK(mode == CG_V1);
+    CHECKF(!strcmp(mem, "/sys/fs/cgroup/memory/docker/"
+                        "b735a8b1d3692046b2e500e5ed256668debb6b4e89a9d5d48d63686ee65dca1a"),
+           "%s", mem);
+    CHECKF(!strcmp(cpu, "/sys/fs/cgroup/cpu/docker/"
+                        "b735a8b1d3692046b2e500e5ed256668debb6b4e89a9d5d48d63686ee65dca1a"),
+           "%s", cpu);
 
     /* A root that is only a name prefix of the own path is not stripped. */
     mode = probe("v1-prefix", mem, cpu);
@@ -88,5 +101,16 @@ int main(void) {
            "%s", mem);
 
     CHECK(cgroups_probe_files(FX "missing", FX "missing", mem, cpu, 512) == 0);
+
+    /* v2 lists the controllers a cgroup can hand down separated by spaces
+     * (the file below is the root's on Debian's 6.1 cloud kernel booted with
+     * cgroup_no_v1=all): memory in the middle of it must be found. */
+    CHECK(cgroups_v2_has_controller(FX "v2-root", "memory") == 1);
+    CHECK(cgroups_v2_has_controller(FX "v2-root", "cpu") == 1);
+    CHECK(cgroups_v2_has_controller(FX "v2-root", "misc") == 1);
+    CHECK(cgroups_v2_has_controller(FX "v2-root", "mem") == 0);
+    CHECK(cgroups_v2_has_controller(FX "v2-nomem", "memory") == 0);
+    CHECK(cgroups_v2_has_controller(FX "v2-nomem", "cpu") == 1);
+    CHECK(cgroups_v2_has_controller(FX "missing", "memory") == 0);
     return unit_done("cgroup");
 }

@@ -26,8 +26,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../coordinator/options.h"
-#include "../../coordinator/util.h"
+#include "../../coordinator/cmdline.h"
+#include "../../common/util.h"
 #include "../../workloads/db.h"
 #include "../../workloads/workload.h"
 #include "unit.h"
@@ -95,14 +95,14 @@ static void write_cnf(const struct config *cfg, char *path, size_t len) {
     snprintf(path, len, "/tmp/aops-test-db-XXXXXX");
     int fd = mkstemp(path);
     FILE *f = fdopen(fd, "w");
-    fprintf(f, "[client]\nuser=%s\npassword=%s\ndatabase=%s\n", cfg->db_user, cfg->db_password,
-            cfg->db_name);
+    fprintf(f, "[client]\nuser=%s\npassword=%s\ndatabase=%s\n", db_opts(cfg)->user, db_opts(cfg)->password,
+            db_opts(cfg)->name);
     char where[1100];
     db_where(cfg, where, sizeof where);
     if (!strncmp(where, "socket ", 7))
-        fprintf(f, "socket=%s\n", cfg->db_socket);
+        fprintf(f, "socket=%s\n", db_opts(cfg)->socket);
     else
-        fprintf(f, "host=%s\nport=%u\nprotocol=tcp\n", cfg->db_host, cfg->db_port);
+        fprintf(f, "host=%s\nport=%u\nprotocol=tcp\n", db_opts(cfg)->host, db_opts(cfg)->port);
     fclose(f);
 }
 
@@ -116,6 +116,20 @@ static int expect_open_error(const struct config *cfg, const char *needle) {
     }
     printf("  open error: %s\n", err);
     return strstr(err, needle) != NULL && !strchr(err, '\n');
+}
+
+/* bad := cfg with settings of its own (a copy, not cfg's), returned for editing. */
+static struct db_opts *like(struct config *bad, const struct config *cfg) {
+    options_free(bad); /* the previous case's, or nothing on a zeroed bad */
+    char e[256];
+    CHECKF(options_load_env(bad, e, sizeof e) == 0, "%s", e);
+    bad->profile = cfg->profile;
+    bad->seed = cfg->seed;
+    bad->quiet = cfg->quiet;
+    bad->op_timeout = cfg->op_timeout;
+    struct db_opts *o = (struct db_opts *)db_opts(bad);
+    *o = *db_opts(cfg);
+    return o;
 }
 
 static void check_live(struct config *cfg) {
@@ -151,37 +165,41 @@ static void check_live(struct config *cfg) {
                 db_params_for(cfg->seed, w, cycle, op, &sz, &p);
                 db_render_sql(op / 10, &p, sql, sizeof sql);
                 long want = client_rows(cnf, sql);
-                CHECKF(want > 0 && (long)res.rows == want, "op %u: harness %llu rows, client %ld: %s",
-                       op, (unsigned long long)res.rows, want, sql);
+                CHECKF(want > 0 && (long)res.count[DB_COUNT_ROWS] == want, "op %u: harness %llu rows, client %ld: %s",
+                       op, (unsigned long long)res.count[DB_COUNT_ROWS], want, sql);
                 long exact[] = {1, DB_RANGE_ROWS, -1, DB_ORDERED_LIMIT, -1};
                 if (exact[op / 10] > 0)
-                    CHECK((long)res.rows == exact[op / 10]);
-                total += res.rows;
+                    CHECK((long)res.count[DB_COUNT_ROWS] == exact[op / 10]);
+                total += res.count[DB_COUNT_ROWS];
             }
         printf("  worker %u: %llu rows in 100 queries\n", w, (unsigned long long)total);
         db_workload.close(st);
     }
     unlink(cnf);
 
-    struct config bad = *cfg;
-    snprintf(bad.db_password, sizeof bad.db_password, "not-the-password");
+    /* Each case: the run's settings with one thing wrong. */
+    struct config bad;
+    memset(&bad, 0, sizeof bad);
+    struct db_opts *o = like(&bad, cfg);
+    snprintf(o->password, sizeof o->password, "not-the-password");
     CHECK(expect_open_error(&bad, "access denied"));
-    CHECK(!strstr(err, cfg->db_password) || !cfg->db_password[0]);
-    bad = *cfg;
-    snprintf(bad.db_name, sizeof bad.db_name, "aops_no_such_db");
+    CHECK(!strstr(err, db_opts(cfg)->password) || !db_opts(cfg)->password[0]);
+    o = like(&bad, cfg);
+    snprintf(o->name, sizeof o->name, "aops_no_such_db");
     CHECK(expect_open_error(&bad, "run ./harness prepare"));
-    bad = *cfg;
-    bad.db_socket[0] = 0;
-    bad.db_port = 1; /* nothing listens on port 1 */
+    o = like(&bad, cfg);
+    o->socket[0] = 0;
+    o->port = 1; /* nothing listens on port 1 */
     CHECK(expect_open_error(&bad, "cannot reach MariaDB at 127.0.0.1:1"));
     /* The stack's server has no certificate: --db-tls must refuse, not fall back. */
-    bad = *cfg;
-    bad.db_tls = 1;
-    bad.db_socket[0] = 0;
+    o = like(&bad, cfg);
+    o->tls = 1;
+    o->socket[0] = 0;
     CHECK(expect_open_error(&bad, "TLS"));
-    bad = *cfg;
+    like(&bad, cfg);
     bad.profile = PROFILE_SMALL;
     CHECK(expect_open_error(&bad, "run ./harness prepare --profile small"));
+    options_free(&bad);
 }
 
 /* SIGSTOP reaches each thread of the server a little later: wait until
@@ -301,26 +319,30 @@ int main(int argc, char **argv) {
     if (argc > 1) {
         struct config cfg;
         char err[512];
-        config_defaults(&cfg);
-        if (config_load_credentials(&cfg, err, sizeof err) < 0) {
+        if (options_load_env(&cfg, err, sizeof err) < 0) {
             fprintf(stderr, "%s\n", err);
             return 1;
         }
         cfg.profile = PROFILE_TINY;
         cfg.quiet = 1;
         const char *h = getenv("AOPS_DB_HOST"), *p = getenv("AOPS_DB_PORT");
-        if (h)
-            snprintf(cfg.db_host, sizeof cfg.db_host, "%s", h), cfg.db_socket[0] = 0;
-        if (p)
-            cfg.db_port = (unsigned)atoi(p), cfg.db_socket[0] = 0;
+        /* Another server (a fault test's own): TCP to it, not the stack's socket. */
+        if (h || p)
+            options_set(&cfg, "db-socket", "", err, sizeof err);
+        if (h && options_set(&cfg, "db-host", h, err, sizeof err) < 0)
+            return fprintf(stderr, "%s\n", err), 1;
+        if (p && options_set(&cfg, "db-port", p, err, sizeof err) < 0)
+            return fprintf(stderr, "%s\n", err), 1;
         if (!strcmp(argv[1], "--live"))
             check_live(&cfg);
         else if (!strcmp(argv[1], "--fault") && argc > 2)
             check_fault(&cfg, (pid_t)atoi(argv[2]));
         else if (!strcmp(argv[1], "--expect") && argc > 3) {
             print_expected(&cfg, (unsigned)atoi(argv[2]), (unsigned)atoi(argv[3]));
+            options_free(&cfg);
             return unit_failed ? 1 : 0;
         }
+        options_free(&cfg);
     }
     return unit_done("test_db");
 }

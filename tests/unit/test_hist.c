@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "../../coordinator/hist.h"
-#include "../../coordinator/util.h"
+#include "../../common/util.h"
 #include "unit.h"
 
 static int cmp(const void *a, const void *b) {

@@ -14,7 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "options.h"
+#include "cmdline.h"
 #include "s3_util.h"
 #include "unit.h"
 #include "workload.h"
@@ -36,7 +36,10 @@ static void test_classes(void) {
     CHECK(s3_worker_bytes(PROFILE_FULL) == (500ULL + 5000 + 9500) << 20);
     CHECK(s3_workload.ops_per_cycle == 1190 && s3_workload.nclasses == 3);
     for (int c = 0; c < 3; c++)
-        CHECK(!strcmp(s3_workload.class_names[c], s3_class_name(c)));
+        CHECK(!strcmp(s3_workload.class_names[c], s3_class_names[c]));
+    /* The classes' first ops come from the one table of counts. */
+    CHECK(s3_class_first_op(0) == 0 && s3_class_first_op(1) == 500 && s3_class_first_op(2) == 1000);
+    CHECK(s3_class_count(2) == 190);
 }
 
 static void test_keys(void) {
@@ -49,10 +52,12 @@ static void test_keys(void) {
     CHECKF(!strcmp(k, "small/w12/10MiB/242"), "%s", k);
 
     struct config cfg;
-    config_defaults(&cfg);
+    char err[256];
+    CHECK(options_load_env(&cfg, err, sizeof err) == 0);
     CHECK(s3_data_worker(&cfg, 5) == 5);
-    cfg.dataset = DATASET_SHARED;
+    CHECK(options_set(&cfg, "dataset", "shared", err, sizeof err) == 0);
     CHECK(s3_data_worker(&cfg, 5) == 0);
+    options_free(&cfg);
 }
 
 static void test_encoding(void) {
@@ -69,10 +74,13 @@ static void test_encoding(void) {
     CHECK(s3_uri_encode(b, 5, "ab c", 1) == -1);
 
     struct config cfg;
-    config_defaults(&cfg);
-    snprintf(cfg.s3_endpoint, sizeof cfg.s3_endpoint, "http://h:9000/");
+    char err[256];
+    CHECK(options_load_env(&cfg, err, sizeof err) == 0);
+    CHECK(options_set(&cfg, "s3-endpoint", "http://h:9000/", err, sizeof err) == 0);
+    CHECK(options_set(&cfg, "bucket", "aops", err, sizeof err) == 0);
     CHECK(s3_url(b, sizeof b, &cfg, "x y/z") == 0 && !strcmp(b, "http://h:9000/aops/x%20y/z"));
     CHECK(s3_url(b, sizeof b, &cfg, NULL) == 0 && !strcmp(b, "http://h:9000/aops"));
+    options_free(&cfg);
 }
 
 static void test_content(void) {
@@ -236,15 +244,28 @@ static void open_fails(const struct config *cfg, unsigned worker, const char *wa
         s3_workload.close(st);
 }
 
+/* bad := cfg with s3 settings of its own (a copy, not cfg's), for editing. */
+static struct s3_opts *like(struct config *bad, const struct config *cfg) {
+    options_free(bad); /* the previous case's, or nothing on a zeroed bad */
+    char e[256];
+    CHECKF(options_load_env(bad, e, sizeof e) == 0, "%s", e);
+    bad->profile = cfg->profile;
+    bad->n = cfg->n;
+    bad->seed = cfg->seed;
+    bad->op_timeout = cfg->op_timeout;
+    struct s3_opts *o = (struct s3_opts *)s3_opts(bad);
+    *o = *s3_opts(cfg);
+    return o;
+}
+
 static void test_live(void) {
     struct config cfg;
     char err[WL_ERRLEN] = "";
-    config_defaults(&cfg);
-    CHECKF(config_load_credentials(&cfg, err, sizeof err) == 0, "%s", err);
+    CHECKF(options_load_env(&cfg, err, sizeof err) == 0, "%s", err);
     cfg.profile = PROFILE_TINY;
     cfg.n = 1;
     cfg.seed = 7;
-    snprintf(cfg.bucket, sizeof cfg.bucket, "aops-unit-test");
+    CHECK(options_set(&cfg, "bucket", "aops-unit-test", err, sizeof err) == 0);
 
     CHECKF(s3_workload.prepare(&cfg, err, sizeof err) == 0, "prepare: %s", err);
     long t1 = last_modified(&cfg, "tiny/w0/10MiB/3");
@@ -261,14 +282,14 @@ static void test_live(void) {
         unsigned ok = 0, ttfb_ok = 0;
         long sock = sockets();
         for (unsigned op = 0; op < S3_OPS; op++) {
-            struct op_result r = {.ttfb_ns = -1, .klass = -1};
+            struct op_result r = {.hist_ns = {-1, -1}, .klass = -1};
             if (s3_workload.run(st, 0, op, &r) == 0)
                 ok++;
             else
                 fprintf(stderr, "op %u: %s\n", op, r.err);
-            bytes += r.bytes;
-            per_class[r.klass] += r.bytes;
-            ttfb_ok += r.ttfb_ns > 0;
+            bytes += r.count[S3_COUNT_BYTES];
+            per_class[r.klass] += r.count[S3_COUNT_BYTES];
+            ttfb_ok += r.hist_ns[S3_HIST_TTFB] > 0;
         }
         CHECKF(ok == S3_OPS, "%u of %u GETs succeeded", ok, S3_OPS);
         CHECKF(sockets() == sock, "the GETs did not keep one connection open");
@@ -300,9 +321,11 @@ static void test_live(void) {
     /* --dataset shared: worker 3 reads worker 0's set; per worker it has none. */
     open_fails(&cfg, 1, "S3 object 'tiny/w1/1MiB/0' is missing from bucket 'aops-unit-test': "
                         "run ./harness prepare --profile tiny --containers 1");
-    struct config sh = cfg;
-    sh.dataset = DATASET_SHARED;
-    st = s3_workload.open(&sh, 3, err, sizeof err);
+    struct config bad;
+    memset(&bad, 0, sizeof bad);
+    struct s3_opts *o = like(&bad, &cfg);
+    o->dataset = DATASET_SHARED;
+    st = s3_workload.open(&bad, 3, err, sizeof err);
     CHECKF(st != NULL, "open shared: %s", err);
     if (st)
         s3_workload.close(st);
@@ -315,24 +338,24 @@ static void test_live(void) {
     CHECK(request(&cfg, "HEAD", "tiny/w0/50MiB/189", NULL, 0, NULL) == 200);
 
     /* Bad input and faults. */
-    struct config bad = cfg;
-    snprintf(bad.s3_access_key, sizeof bad.s3_access_key, "not-a-key");
+    o = like(&bad, &cfg);
+    snprintf(o->access_key, sizeof o->access_key, "not-a-key");
     open_fails(&bad, 0, "S3 rejected the credentials (403 InvalidAccessKeyId)");
     CHECK(s3_workload.prepare(&bad, err, sizeof err) < 0 &&
           strstr(err, "S3 rejected the credentials (403 InvalidAccessKeyId)"));
-    bad = cfg;
-    snprintf(bad.s3_secret_key, sizeof bad.s3_secret_key, "wrong-secret");
+    o = like(&bad, &cfg);
+    snprintf(o->secret_key, sizeof o->secret_key, "wrong-secret");
     open_fails(&bad, 0, "S3 rejected the credentials (403 SignatureDoesNotMatch)");
-    bad = cfg;
-    bad.s3_access_key[0] = 0;
+    o = like(&bad, &cfg);
+    o->access_key[0] = 0;
     open_fails(&bad, 0, "no S3 credentials");
-    bad = cfg;
-    snprintf(bad.s3_endpoint, sizeof bad.s3_endpoint, "http://127.0.0.1:1");
+    o = like(&bad, &cfg);
+    snprintf(o->endpoint, sizeof o->endpoint, "http://127.0.0.1:1");
     open_fails(&bad, 0, "cannot connect to S3 endpoint http://127.0.0.1:1: connection refused");
     CHECK(s3_workload.prepare(&bad, err, sizeof err) < 0 &&
           strstr(err, "cannot connect to S3 endpoint http://127.0.0.1:1: connection refused"));
-    bad = cfg;
-    snprintf(bad.bucket, sizeof bad.bucket, "aops-unit-no-such-bucket");
+    o = like(&bad, &cfg);
+    snprintf(o->bucket, sizeof o->bucket, "aops-unit-no-such-bucket");
     open_fails(&bad, 0, "S3 object 'tiny/w0/1MiB/0' is missing from bucket "
                         "'aops-unit-no-such-bucket' (no such bucket): run ./harness prepare");
 
@@ -342,11 +365,13 @@ static void test_live(void) {
     socklen_t sl = sizeof sa;
     CHECK(bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0 && listen(fd, 8) == 0);
     getsockname(fd, (struct sockaddr *)&sa, &sl);
-    bad = cfg;
-    snprintf(bad.s3_endpoint, sizeof bad.s3_endpoint, "http://127.0.0.1:%d", ntohs(sa.sin_port));
+    o = like(&bad, &cfg);
+    snprintf(o->endpoint, sizeof o->endpoint, "http://127.0.0.1:%d", ntohs(sa.sin_port));
     bad.op_timeout = 0.3;
     open_fails(&bad, 0, "GET tiny/w0/1MiB/0: no answer within 0.3 s (--op-timeout)");
     close(fd);
+    options_free(&bad);
+    options_free(&cfg);
 }
 
 int main(int argc, char **argv) {

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../coordinator/util.h"
+#include "../../common/util.h"
 #include "../../workloads/search_engine.h"
 #include "unit.h"
 

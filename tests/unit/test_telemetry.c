@@ -12,7 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cmdline.h"
 #include "telemetry.h"
+#include "workload.h"
 #include "telemetry_power.h"
 #include "telemetry_proc.h"
 #include "unit.h"
@@ -49,10 +51,15 @@ static void put(const char *root, const char *rel, const char *text) {
 }
 
 static void setup_cfg(struct config *c, const char *root, const char *harness, const char *corpus) {
-    memset(c, 0, sizeof *c);
+    char err[256];
+    options_free(c); /* a previous test's settings, or nothing on a zeroed c */
+    if (workloads_config_init(c, err, sizeof err) != 0 ||
+        options_set(c, "corpus", corpus, err, sizeof err) != 0) {
+        fprintf(stderr, "%s\n", err);
+        exit(1);
+    }
     snprintf(c->sysroot, sizeof c->sysroot, "%s", root);
     snprintf(c->harness_dir, sizeof c->harness_dir, "%s", harness);
-    snprintf(c->corpus_dir, sizeof c->corpus_dir, "%s", corpus);
     c->sample_interval = 1;
 }
 
@@ -94,7 +101,7 @@ static void test_parsers(void) {
  * and nvme2n1p1; RAPL package-0 wraps, package-1 does not. */
 static void test_intel_2s(void) {
     char root[512];
-    struct config c;
+    struct config c = {0};
     snprintf(root, sizeof root, "%s/intel", tmp);
     copy_fixture("sysroot-intel-2s", root);
     setup_cfg(&c, root, "/opt/aops-nonexistent", "/data/corpus-nonexistent");
@@ -187,6 +194,7 @@ static void test_intel_2s(void) {
     CHECK(json_is_null(json_object_get(p2, "read_Bps")) && json_is_null(json_object_get(p2, "write_iops")));
     json_decref(j);
     telemetry_free(t);
+    options_free(&c);
 }
 
 static int eacces_open(const char *path, int flags) {
@@ -199,7 +207,7 @@ static int eacces_open(const char *path, int flags) {
 /* One socket, AMD: / on the whole disk vda, the corpus on tmpfs. */
 static void test_amd_1s(void) {
     char root[512], path[1024];
-    struct config c;
+    struct config c = {0};
     snprintf(root, sizeof root, "%s/amd", tmp);
     copy_fixture("sysroot-amd-1s", root);
     setup_cfg(&c, root, "/opt/aops-nonexistent", "/scratch/corpus");
@@ -237,6 +245,7 @@ static void test_amd_1s(void) {
     CHECKF(note && strstr(note, "tmpfs"), "%s", note ? note : "(null)");
     json_decref(j);
     telemetry_free(t);
+    options_free(&c);
 }
 
 /* No powercap, no perf PMU: the AMD MSRs through a file laid out like
@@ -283,7 +292,7 @@ static void test_msr_amd(void) {
 /* An empty root: every figure null with a reason, nothing crashes. */
 static void test_missing(void) {
     char root[512];
-    struct config c;
+    struct config c = {0};
     snprintf(root, sizeof root, "%s/empty", tmp);
     mkdir(root, 0755);
     setup_cfg(&c, root, "/opt/aops-nonexistent", "/corpus");
@@ -303,12 +312,13 @@ static void test_missing(void) {
     CHECK(json_is_null(json_object_get(p0, "cpu_util")) && json_is_null(json_object_get(p0, "power_w")));
     json_decref(j);
     telemetry_free(t);
+    options_free(&c);
 }
 
 /* Overhead sanity: many samples on the real root stay cheap (the figure
  * itself comes from bench/telemetry). */
 static void test_real_root(void) {
-    struct config c;
+    struct config c = {0};
     setup_cfg(&c, "/", "/nonexistent", "/tmp");
     struct telemetry *t = telemetry_new(&c);
     telemetry_begin(t, 0);
@@ -319,6 +329,7 @@ static void test_real_root(void) {
     CHECK(json_is_object(json_object_get(j, "cpu_util")));
     json_decref(j);
     telemetry_free(t);
+    options_free(&c);
 }
 
 int main(void) {

@@ -1,5 +1,6 @@
 /* unit.h -- a dozen lines of test harness: CHECK counts, the main prints
- * "N passed, N failed" and exits non-zero on any failure. */
+ * "N passed, N failed" and exits non-zero on any failure, and on a test
+ * binary that made no check at all (a test that tested nothing). */
 #ifndef AOPS_UNIT_H
 #define AOPS_UNIT_H
 
@@ -31,6 +32,10 @@ static int unit_passed, unit_failed;
 
 static inline int unit_done(const char *name) {
     printf("%s: %d checks passed, %d failed\n", name, unit_passed, unit_failed);
+    if (unit_passed + unit_failed == 0) {
+        printf("%s: made no check: a test that tests nothing fails\n", name);
+        return 1;
+    }
     return unit_failed ? 1 : 0;
 }
 

@@ -1,6 +1,6 @@
-/* telemetry_fs.c -- sysroot-relative file reading for telemetry and
- * inventory: joins paths under the root and reads small /proc and /sys files
- * into caller buffers, without allocating. */
+/* fsread.c -- sysroot-relative file reading for telemetry, inventory and
+ * CPU attribution: joins paths under the root and reads small /proc and /sys
+ * files into caller buffers, without allocating. */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "telemetry_fs.h"
+#include "fsread.h"
 
 char *sysroot_path(char *out, size_t size, const char *sysroot, const char *path) {
     size_t n = strlen(sysroot);
@@ -78,4 +78,23 @@ char *fs_trim(char *s) {
     while (n > 0 && isspace((unsigned char)s[n - 1]))
         s[--n] = '\0';
     return s;
+}
+
+int cpu_parse_stat(const char *buf, struct cpu_times *out) {
+    unsigned long long v[8] = {0};
+    if (strncmp(buf, "cpu ", 4) != 0)
+        return -1;
+    /* user nice system idle iowait irq softirq steal [guest guest_nice]:
+     * guest time is already counted in user and nice, so it is left out. */
+    int n = sscanf(buf + 4, "%llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+                   &v[4], &v[5], &v[6], &v[7]);
+    if (n < 4) /* very old kernels stop after idle; missing fields stay 0 */
+        return -1;
+    uint64_t total = 0;
+    for (int i = 0; i < 8; i++)
+        total += v[i];
+    out->total = total;
+    out->busy = total - v[3] - v[4];
+    out->steal = v[7];
+    return 0;
 }

@@ -1,5 +1,5 @@
 /* util.h -- small inline helpers every module may use: the monotonic clock,
- * the seeded generator, and bounded string formatting.
+ * and the seeded generator.
  *
  * The generator is splitmix64 (seeding) feeding xoshiro256**: fast, good
  * enough for shuffles and synthetic data, and identical on every machine, so

@@ -1,0 +1,102 @@
+/* config.h -- the harness's own settings for one command, filled once by the
+ * option parser and read by every module after that.
+ *
+ * This is the part every workload and the coordinator share (profile,
+ * containers, seed, timeouts...). What a workload alone needs -- the S3
+ * endpoint, the MariaDB host, the corpus directory -- lives in that
+ * workload's own settings struct, which its option rows fill and which
+ * cfg->wl_opts holds by registry index (see workloads/workload.h). Secrets
+ * live there too, loaded from the environment or the credentials file,
+ * never from argv; nothing writes them to output or results. */
+#ifndef AOPS_CONFIG_H
+#define AOPS_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "options.h"
+
+#define AOPS_MAX_SWEEP 16
+#define CONFIG_MAX_WL 16 /* workloads in the registry, test ones included */
+
+#define AOPS_MAX_SERVER_OVERRIDES 8
+
+/* --server-cgroup NAME=PATH / --server-pid NAME=PID: where to read the CPU
+ * time of a server the harness did not start (NAME: a workload's
+ * server_name, "minio", "mariadb"). */
+struct server_override {
+    char name[32];
+    char cgroup[1024]; /* a cgroup directory, or a path as /proc/PID/cgroup prints it */
+    int pid;           /* 0 unless --server-pid */
+};
+
+enum profile { PROFILE_FULL = 0, PROFILE_SMALL, PROFILE_TINY };
+enum schedule { SCHED_PHASED = 0, SCHED_INTERLEAVED };
+enum runtime_kind { RUNTIME_CGROUP = 0, RUNTIME_DOCKER };
+
+struct config {
+    /* The run. containers[] holds one entry, or several for a sweep. */
+    unsigned containers[AOPS_MAX_SWEEP];
+    unsigned ncontainers; /* entries in containers[] */
+    unsigned n;           /* containers of the point being run now */
+    enum profile profile;
+    unsigned cycles;
+    uint64_t memory_limit;     /* bytes, per worker; not enforced with no_cgroups */
+    double cpus_per_container; /* 0: no CPU limit */
+    uint64_t seed;
+    enum schedule schedule;
+    char workloads[128]; /* --workloads as given: a comma list of registry names */
+    unsigned wl_mask;    /* the same, resolved once: bit i = registry entry i runs */
+    char out[4096];      /* run directory */
+    int quiet;
+    int no_cgroups;
+    int force;
+    double stall_timeout;   /* seconds */
+    double sample_interval; /* seconds */
+    double op_timeout;      /* seconds, per operation */
+    char sysroot[1024];     /* root for telemetry readers, "/" by default */
+    char csv_dir[4096];     /* --csv DIR, empty when not asked */
+    char cmdline[8192];     /* argv joined, for the result (no secrets are on argv) */
+    char harness_dir[4096]; /* the repository: the directory holding the harness */
+    struct server_override server_over[AOPS_MAX_SERVER_OVERRIDES];
+    unsigned nserver_over;
+
+    /* One host's share of a run over several (coordinator/shard.h). */
+    unsigned shard, shards; /* --shard I/N; shards is 0 without it */
+    double start_at;        /* --start-at, epoch seconds; 0: release when ready */
+    char results_url[1024]; /* --results-url s3://BUCKET/PREFIX/ */
+    unsigned peers;         /* --peers: names of --rendezvous to wait for */
+    char rendezvous[256];   /* --rendezvous NAME-{i}.SUBDOMAIN */
+    /* What a worker runs in (coordinator/runtime.h). */
+    enum runtime_kind runtime;
+    char image[256];            /* docker: the harness image */
+    char docker_host[512];      /* docker: the engine's socket */
+    char container_network[128]; /* docker: host, bridge or a compose network */
+
+    /* The command line as parsed (argv[argv_first..argc) are the options):
+     * the docker runtime hands it to each worker container. */
+    int argc, argv_first;
+    char **argv;
+
+    void *wl_opts[CONFIG_MAX_WL]; /* each workload's settings, by registry index */
+};
+
+/* The option rows of struct config (--containers, --profile, ...). */
+extern const struct opt_row config_rows[];
+extern const size_t config_nrows;
+
+/* Zero cfg, find the repository from /proc/self/exe (the harness, or a test
+ * or bench binary under build/), apply config_rows' defaults. */
+void config_base_defaults(struct config *cfg);
+
+/* The credentials file: $AOPS_CREDENTIALS, else <repository>/.local/stack/
+ * credentials. *must_exist: named by the environment, so a missing one is
+ * an error (the default one may be absent: no local stack). */
+void config_credentials_path(const struct config *cfg, char *out, size_t len, int *must_exist);
+
+/* Divisor that scales object and data sizes for a profile: 1, 64, 1024. */
+unsigned profile_divisor(enum profile p);
+const char *profile_name(enum profile p);
+const char *schedule_name(enum schedule s);
+
+#endif

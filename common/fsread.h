@@ -1,0 +1,43 @@
+/* fsread.h -- small readers for /proc and /sys files under a sysroot.
+ *
+ * Every telemetry, inventory and CPU-attribution reader (coordinator/ and
+ * containers/ alike) goes through these so that tests can point a whole
+ * module at a fixture tree (--sysroot). They allocate nothing: callers pass
+ * their buffers, so the same helpers serve the setup path and the
+ * allocation-free sample path. */
+#ifndef AOPS_FSREAD_H
+#define AOPS_FSREAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Join sysroot and an absolute path ("/proc/stat") into out. Returns out,
+ * or NULL when the result would not fit. */
+char *sysroot_path(char *out, size_t size, const char *sysroot, const char *path);
+
+/* Read at most size-1 bytes of a whole small file into buf, NUL-terminated,
+ * trailing newlines stripped. Returns the length, or -1 with errno set. */
+ssize_t fs_read_str(const char *path, char *buf, size_t size);
+
+/* The same from an fd already open, reading from offset 0 (the sample path
+ * keeps its /proc files open and re-reads them). */
+ssize_t fs_pread_str(int fd, char *buf, size_t size);
+
+/* A file holding one unsigned decimal number. 0 on success, -1 otherwise. */
+int fs_read_u64(const char *path, uint64_t *out);
+
+/* Trim leading and trailing whitespace in place; returns s advanced. */
+char *fs_trim(char *s);
+
+/* Jiffies of the aggregate "cpu" line of /proc/stat. */
+struct cpu_times {
+    uint64_t busy;  /* total - idle - iowait (steal included) */
+    uint64_t total; /* user..steal; guest is already inside user */
+    uint64_t steal; /* time a hypervisor ran something else while we wanted the CPU */
+};
+
+/* Parse the first line of /proc/stat. 0 on success, -1 when malformed. */
+int cpu_parse_stat(const char *buf, struct cpu_times *out);
+
+#endif

@@ -1,0 +1,502 @@
+/* attrib.c -- CPU attribution and counters per component (see attrib.h).
+ *
+ * Readers: a cgroup's CPU files (cgroup_stat.h) for the servers and the
+ * workers -- a cgroup keeps the CPU of every thread and child that ever ran
+ * in it -- a process tree from /proc for a server given by --server-pid,
+ * getrusage for the coordinator (its own threads, not its children, which
+ * are the workers), /proc/stat for the machine. The cgroups' exact totals
+ * are used, not perf's task-clock, which on a VM may hold stolen time.
+ *
+ * "other" is the machine's busy time less steal (time the hypervisor gave
+ * to another guest is nobody's here) less every component that was read:
+ * the kernel's own threads, other processes on the machine, and a server
+ * that could not be read but runs here. It may come out slightly negative
+ * when the machine's tick-granular /proc/stat lags the cgroups' exact
+ * figures at a window edge; it is reported as measured.
+ *
+ * A sample allocates nothing once the series has room: fixed-size records,
+ * the series growing by doubling like the telemetry's. */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../common/json.h"
+#include "../workloads/workload.h"
+#include "attrib.h"
+
+#define AT_MAX 8 /* components: the servers, workers, coordinator */
+
+enum at_kind { K_CGROUP, K_PID, K_WORKERS, K_COORD };
+
+struct comp {
+    char name[32];
+    enum at_kind kind;
+    char dir[PATH_MAX]; /* K_CGROUP: the directory with its CPU files */
+    int pid;            /* K_PID */
+    char why[640];      /* unreadable from the start: the reason; "" when readable */
+    char read_err[512]; /* the first failed read during the run */
+    char source[600];
+    struct perfctr *pc;
+    struct pc_snap *snap;
+    char pc_why[640]; /* at least as large as why: copied from it */
+};
+
+struct sample {
+    double t;
+    double cpu[AT_MAX][3]; /* total, user, system; NAN when not read */
+    double busy, total, steal;
+    int machine_ok;
+    struct pc_sum pcs[AT_MAX + 1]; /* [ncomp]: the whole machine */
+};
+
+struct attrib {
+    const struct config *cfg;
+    const struct cg_acct *acct;
+    const struct pc_sys *pc_sys;
+    int no_counters;
+    unsigned ncomp;
+    struct comp c[AT_MAX];
+    struct perfctr *machine_pc;
+    struct pc_snap *machine_snap;
+    const struct perfctr *probed; /* the first opened: the others reuse its probe */
+    char machine_pc_why[640];
+    char machine_why[512];
+    int64_t t0;
+    struct sample *s;
+    size_t n, cap;
+};
+
+/* ---- setup ---------------------------------------------------------------------------------- */
+
+/* A cgroup given on the command line: a directory with CPU files, or a path
+ * inside the hierarchy as /proc/PID/cgroup prints it. */
+static int resolve_cgroup(const char *given, char *dir, size_t len, char *why, size_t whylen) {
+    struct cpu_time t;
+    char e1[512];
+    if (cgstat_read_dir(given, &t, e1, sizeof e1) > 0) {
+        snprintf(dir, len, "%s", given);
+        return 0;
+    }
+    if (given[0] == '/' && cgstat_resolve("/", given, dir, len, why, whylen) > 0 &&
+        cgstat_read_dir(dir, &t, why, whylen) > 0)
+        return 0;
+    snprintf(why, whylen, "%s", e1);
+    return -1;
+}
+
+int attrib_check_overrides(const struct config *cfg, char *err, size_t errlen) {
+    for (unsigned i = 0; i < cfg->nserver_over; i++) {
+        const struct server_override *o = &cfg->server_over[i];
+        char dir[PATH_MAX], why[512], proc[64];
+        struct stat st;
+        if (o->pid) {
+            snprintf(proc, sizeof proc, "/proc/%d", o->pid);
+            if (stat(proc, &st) != 0) {
+                snprintf(err, errlen, "--server-pid %s=%d: no such process", o->name, o->pid);
+                return -1;
+            }
+        }
+        if (o->cgroup[0] && resolve_cgroup(o->cgroup, dir, sizeof dir, why, sizeof why) != 0) {
+            snprintf(err, errlen, "--server-cgroup %s=%s: %s", o->name, o->cgroup, why);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static const struct server_override *override_of(const struct config *cfg, const char *name) {
+    for (unsigned i = 0; i < cfg->nserver_over; i++)
+        if (!strcmp(cfg->server_over[i].name, name))
+            return &cfg->server_over[i];
+    return NULL;
+}
+
+static void open_counters(struct attrib *a, struct comp *c, enum pc_target target, const char *dir,
+                          pid_t pid) {
+    char err[512];
+    if (a->no_counters) {
+        snprintf(c->pc_why, sizeof c->pc_why, "counters not asked for");
+        return;
+    }
+    c->pc = perfctr_open_like(target, dir, pid, a->pc_sys, a->probed, err, sizeof err);
+    if (c->pc && !a->probed)
+        a->probed = c->pc;
+    if (c->pc && !(c->snap = perfctr_snap_new(c->pc))) {
+        perfctr_close(c->pc);
+        c->pc = NULL;
+        snprintf(err, sizeof err, "out of memory");
+    }
+    if (!c->pc)
+        snprintf(c->pc_why, sizeof c->pc_why, "%s", err);
+}
+
+/* One server: a command-line override, else the workload's own finding. */
+static void add_server(struct attrib *a, const struct workload *w) {
+    for (unsigned i = 0; i < a->ncomp; i++)
+        if (!strcmp(a->c[i].name, w->server_name))
+            return; /* two workloads, one server */
+    if (a->ncomp == AT_MAX - 2)
+        return;
+    struct comp *c = &a->c[a->ncomp++];
+    const char *nm = w->server_name;
+    snprintf(c->name, sizeof c->name, "%s", nm);
+    const struct server_override *o = override_of(a->cfg, w->server_name);
+    struct wl_server ws;
+    memset(&ws, 0, sizeof ws);
+    char why[512];
+    if (o && o->cgroup[0]) {
+        c->kind = K_CGROUP;
+        if (resolve_cgroup(o->cgroup, c->dir, sizeof c->dir, why, sizeof why) != 0)
+            snprintf(c->why, sizeof c->why, "--server-cgroup %s: %s", o->cgroup, why);
+        snprintf(c->source, sizeof c->source, "--server-cgroup %s=%s", nm, o->cgroup);
+        /* Counted when that cgroup is also in the perf_event hierarchy. */
+        snprintf(ws.perf_cgroup, sizeof ws.perf_cgroup, "%s", c->dir);
+    } else if (o && o->pid) {
+        c->kind = K_PID;
+        c->pid = o->pid;
+        snprintf(c->source, sizeof c->source, "--server-pid %s=%d", nm, o->pid);
+    } else if (!w->server_locate) {
+        snprintf(c->why, sizeof c->why,
+                 "not located: pass --server-cgroup %s=PATH or --server-pid %s=PID", nm, nm);
+    } else if (w->server_locate(a->cfg, &ws) != 0) {
+        snprintf(c->why, sizeof c->why, "%s", ws.unavailable);
+    } else if (ws.cgroup[0]) {
+        c->kind = K_CGROUP;
+        snprintf(c->dir, sizeof c->dir, "%s", ws.cgroup);
+        snprintf(c->source, sizeof c->source, "%s", ws.source);
+    } else {
+        c->kind = K_PID;
+        c->pid = ws.pid;
+        snprintf(c->source, sizeof c->source, "%s", ws.source);
+    }
+    if (c->why[0])
+        memcpy(c->pc_why, c->why, sizeof c->why);
+    else if (c->kind == K_PID)
+        open_counters(a, c, PC_TARGET_PID, NULL, c->pid);
+    else if (ws.perf_cgroup[0])
+        open_counters(a, c, PC_TARGET_CGROUP, ws.perf_cgroup, 0);
+    else
+        snprintf(c->pc_why, sizeof c->pc_why, "no perf_event cgroup recorded for %s", nm);
+}
+
+struct attrib *attrib_new(const struct attrib_in *in) {
+    struct attrib *a = calloc(1, sizeof *a);
+    if (!a)
+        return NULL;
+    a->cfg = in->cfg;
+    a->acct = in->acct;
+    a->pc_sys = in->pc_sys;
+    a->no_counters = in->no_counters;
+    for (int i = 0; workload_table[i]; i++)
+        if (workload_table[i]->server_name)
+            add_server(a, workload_table[i]);
+
+    struct comp *w = &a->c[a->ncomp++];
+    snprintf(w->name, sizeof w->name, "workers");
+    w->kind = K_WORKERS;
+    if (!in->acct) {
+        snprintf(w->why, sizeof w->why, "%s", in->acct_why ? in->acct_why : "no worker cgroups");
+        memcpy(w->pc_why, w->why, sizeof w->why);
+    } else {
+        snprintf(w->source, sizeof w->source, "%s", cgacct_describe(in->acct));
+        if (cgacct_parent(in->acct))
+            open_counters(a, w, PC_TARGET_CGROUP, cgacct_parent(in->acct), 0);
+        else
+            snprintf(w->pc_why, sizeof w->pc_why,
+                     "the workers' cgroups have no parent of their own (cgroup v2, side by side): "
+                     "not counted");
+    }
+
+    struct comp *co = &a->c[a->ncomp++];
+    snprintf(co->name, sizeof co->name, "coordinator");
+    co->kind = K_COORD;
+    snprintf(co->source, sizeof co->source, "getrusage of pid %d", (int)getpid());
+    snprintf(co->pc_why, sizeof co->pc_why, "not opened (the run never forked its workers)");
+
+    if (in->no_counters)
+        snprintf(a->machine_pc_why, sizeof a->machine_pc_why, "counters not asked for");
+    else if (!(a->machine_pc = perfctr_open_like(PC_TARGET_SYSTEM, NULL, 0, a->pc_sys, a->probed,
+                                                 a->machine_pc_why, sizeof a->machine_pc_why)) ||
+             !(a->machine_snap = perfctr_snap_new(a->machine_pc))) {
+        perfctr_close(a->machine_pc);
+        a->machine_pc = NULL;
+    }
+    a->cap = 1024;
+    a->s = malloc(a->cap * sizeof *a->s);
+    if (!a->s)
+        a->cap = 0;
+    return a;
+}
+
+void attrib_open_coordinator(struct attrib *a) {
+    if (!a)
+        return;
+    struct comp *co = &a->c[a->ncomp - 1];
+    co->pc_why[0] = 0;
+    open_counters(a, co, PC_TARGET_PID, NULL, getpid());
+}
+
+/* ---- samples -------------------------------------------------------------------------------- */
+
+static void read_comp(struct attrib *a, struct comp *c, double out[3]) {
+    struct cpu_time t;
+    char why[512] = "";
+    int ok = 0;
+    out[0] = out[1] = out[2] = NAN;
+    if (c->why[0])
+        return;
+    switch (c->kind) {
+    case K_CGROUP:
+        ok = cgstat_read_dir(c->dir, &t, why, sizeof why) > 0;
+        break;
+    case K_PID:
+        ok = pidstat_read("/", c->pid, 1, &t, why, sizeof why) == 0;
+        break;
+    case K_WORKERS:
+        ok = cgacct_read(a->acct, &t, why, sizeof why) == 0;
+        break;
+    case K_COORD: {
+        struct rusage ru;
+        ok = getrusage(RUSAGE_SELF, &ru) == 0;
+        t.user_s = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
+        t.system_s = (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+        t.total_s = t.user_s + t.system_s;
+        break;
+    }
+    }
+    if (!ok) {
+        if (!c->read_err[0])
+            snprintf(c->read_err, sizeof c->read_err, "%s", why[0] ? why : "read failed");
+        return;
+    }
+    out[0] = t.total_s, out[1] = t.user_s, out[2] = t.system_s;
+}
+
+static void take(struct attrib *a, double t) {
+    if (a->n == a->cap) {
+        size_t cap = a->cap ? a->cap * 2 : 1024;
+        struct sample *ns = realloc(a->s, cap * sizeof *ns);
+        if (!ns)
+            return; /* keep what we have: the run matters more */
+        a->s = ns, a->cap = cap;
+    }
+    struct sample *s = &a->s[a->n];
+    memset(s, 0, sizeof *s);
+    s->t = t;
+    for (unsigned i = 0; i < a->ncomp; i++) {
+        struct comp *c = &a->c[i];
+        read_comp(a, c, s->cpu[i]);
+        if (c->pc) {
+            perfctr_read(c->pc, c->snap);
+            perfctr_sum(c->pc, c->snap, &s->pcs[i]);
+        }
+    }
+    if (a->machine_pc) {
+        perfctr_read(a->machine_pc, a->machine_snap);
+        perfctr_sum(a->machine_pc, a->machine_snap, &s->pcs[a->ncomp]);
+    }
+    struct machine_time m;
+    s->machine_ok = machine_cpu_read("/", &m, a->machine_why, sizeof a->machine_why) == 0;
+    s->busy = m.busy_s, s->total = m.total_s, s->steal = m.steal_s;
+    a->n++;
+}
+
+void attrib_begin(struct attrib *a, int64_t t0_ns) {
+    if (!a)
+        return;
+    a->t0 = t0_ns;
+    a->n = 0;
+    take(a, 0);
+}
+
+void attrib_sample(struct attrib *a, int64_t now_ns) {
+    if (!a || a->n == 0)
+        return;
+    double t = (double)(now_ns - a->t0) / 1e9;
+    if (t <= a->s[a->n - 1].t)
+        return;
+    take(a, t);
+}
+
+/* ---- windows -------------------------------------------------------------------------------- */
+
+/* The samples at a window's edges: the last at or before start, the first at
+ * or after end (the last one when the window outlasts the samples). */
+static void edges(const struct attrib *a, double start, double end, size_t *i0, size_t *i1) {
+    const double eps = 1e-9;
+    *i0 = 0;
+    for (size_t i = 0; i < a->n && a->s[i].t <= start + eps; i++)
+        *i0 = i;
+    *i1 = a->n - 1;
+    for (size_t i = *i0; i < a->n; i++)
+        if (a->s[i].t >= end - eps) {
+            *i1 = i;
+            break;
+        }
+}
+
+static json_t *entry(double cpu, double user, double sys, double ops, double machine_total) {
+    json_t *o = json_pack("{s:f}", "cpu_s", cpu);
+    if (isfinite(user) && isfinite(sys)) {
+        json_object_set_new(o, "user_s", json_real(user));
+        json_object_set_new(o, "system_s", json_real(sys));
+    }
+    json_object_set_new(o, "cpu_s_per_op", json_num_or_null(cpu / ops, ops > 0));
+    json_object_set_new(o, "share",
+                        json_num_or_null(100.0 * cpu / machine_total, machine_total > 0));
+    return o;
+}
+
+/* attribution.<window>: every component, other, and what the window spans. */
+static json_t *window_cpu(const struct attrib *a, size_t i0, size_t i1, double ops,
+                          json_t *unavailable) {
+    const struct sample *s0 = &a->s[i0], *s1 = &a->s[i1];
+    json_t *w = json_object();
+    int mok = s0->machine_ok && s1->machine_ok;
+    double total = mok ? s1->total - s0->total : NAN;
+    double busy = mok ? (s1->busy - s1->steal) - (s0->busy - s0->steal) : NAN;
+    double known = 0;
+    for (unsigned i = 0; i < a->ncomp; i++) {
+        const struct comp *c = &a->c[i];
+        double d = s1->cpu[i][0] - s0->cpu[i][0];
+        if (!isfinite(d)) {
+            json_object_set_new(w, c->name, json_null());
+            const char *why = c->why[0] ? c->why : c->read_err[0] ? c->read_err : "not read";
+            if (!json_object_get(unavailable, c->name))
+                json_object_set_new(unavailable, c->name, json_string(why));
+            continue;
+        }
+        known += d;
+        json_object_set_new(
+            w, c->name,
+            entry(d, s1->cpu[i][1] - s0->cpu[i][1], s1->cpu[i][2] - s0->cpu[i][2], ops, total));
+    }
+    if (mok)
+        json_object_set_new(w, "other", entry(busy - known, NAN, NAN, ops, total));
+    else {
+        json_object_set_new(w, "other", json_null());
+        json_object_set_new(unavailable, "other", json_string(a->machine_why));
+    }
+    json_object_set_new(w, "machine",
+                        mok ? json_pack("{s:f, s:f, s:f}", "cpu_s", total, "busy_s",
+                                        s1->busy - s0->busy, "steal_s", s1->steal - s0->steal)
+                            : json_null());
+    json_object_set_new(w, "ops", json_integer((json_int_t)ops));
+    json_object_set_new(w, "sampled_from", json_real(s0->t));
+    json_object_set_new(w, "sampled_to", json_real(s1->t));
+    return w;
+}
+
+static json_t *delta_json(const struct perfctr *pc, const struct pc_sum *a,
+                          const struct pc_sum *b) {
+    struct pc_delta d;
+    perfctr_delta_sum(pc, a, b, &d);
+    json_t *o = perfctr_delta_json(&d);
+    json_object_set_new(o, "scope", json_string(perfctr_describe(pc)));
+    return o;
+}
+
+/* counters.<window>: the machine's events, and each component's. */
+static json_t *window_counters(const struct attrib *a, size_t i0, size_t i1) {
+    const struct sample *s0 = &a->s[i0], *s1 = &a->s[i1];
+    json_t *w = a->machine_pc ? delta_json(a->machine_pc, &s0->pcs[a->ncomp], &s1->pcs[a->ncomp])
+                              : json_object();
+    json_t *comps = json_object();
+    for (unsigned i = 0; i < a->ncomp; i++)
+        json_object_set_new(comps, a->c[i].name,
+                            a->c[i].pc ? delta_json(a->c[i].pc, &s0->pcs[i], &s1->pcs[i])
+                                       : json_null());
+    json_object_set_new(w, "components", comps);
+    json_object_set_new(w, "sampled_from", json_real(s0->t));
+    json_object_set_new(w, "sampled_to", json_real(s1->t));
+    return w;
+}
+
+void attrib_results(const struct attrib *a, json_t *res) {
+    if (!a || a->n < 2) {
+        json_object_set_new(res, "attribution", json_null());
+        json_object_set_new(
+            res, "attribution_unavailable",
+            json_pack("{s:s}", "run", a ? "the run never started: no samples" : "not measured"));
+        json_object_set_new(res, "counters", json_null());
+        return;
+    }
+    json_t *att = json_object(), *una = json_object(), *cnt = json_object(), *cun = json_object();
+    size_t i0, i1;
+    json_object_set_new(att, "run", window_cpu(a, 0, a->n - 1, jnum(res, "totals.ops"), una));
+    json_object_set_new(cnt, "run", window_counters(a, 0, a->n - 1));
+    const char *name;
+    json_t *win;
+    json_object_foreach(json_object_get(res, "windows"), name, win) {
+        double start = jnum(win, "start"), end = jnum(win, "end");
+        if (!isfinite(start) || !isfinite(end))
+            continue;
+        char path[160];
+        snprintf(path, sizeof path, "workloads.%s.ops", name);
+        edges(a, start, end, &i0, &i1);
+        json_object_set_new(att, name, window_cpu(a, i0, i1, jnum(res, path), una));
+        json_object_set_new(cnt, name, window_counters(a, i0, i1));
+    }
+    json_t *sources = json_object();
+    for (unsigned i = 0; i < a->ncomp; i++) {
+        const struct comp *c = &a->c[i];
+        if (c->source[0])
+            json_object_set_new(sources, c->name, json_string(c->source));
+        if (!c->pc)
+            json_object_set_new(cun, c->name, json_string(c->pc_why));
+    }
+    if (!a->machine_pc)
+        json_object_set_new(cun, "machine", json_string(a->machine_pc_why));
+    json_object_set_new(res, "attribution", att);
+    json_object_set_new(res, "attribution_unavailable", una);
+    json_object_set_new(res, "attribution_sources", sources);
+    json_object_set_new(res, "counters", cnt);
+    json_object_set_new(res, "counters_unavailable", cun);
+}
+
+void attrib_free(struct attrib *a) {
+    if (!a)
+        return;
+    for (unsigned i = 0; i < a->ncomp; i++) {
+        perfctr_snap_free(a->c[i].snap);
+        perfctr_close(a->c[i].pc);
+    }
+    perfctr_snap_free(a->machine_snap);
+    perfctr_close(a->machine_pc);
+    free(a->s);
+    free(a);
+}
+
+/* ---- summary -------------------------------------------------------------------------------- */
+
+void attrib_print_summary(const json_t *res, FILE *f) {
+    const json_t *att = json_object_get(res, "attribution");
+    if (!json_is_object(att))
+        return;
+    const char *wname;
+    json_t *w;
+    fprintf(f, "  CPU seconds per operation (share of the machine):\n");
+    json_object_foreach((json_t *)att, wname, w) {
+        fprintf(f, "    %-8s", wname);
+        const char *cname;
+        json_t *c;
+        json_object_foreach(w, cname, c) {
+            if (!json_is_object(c) && !json_is_null(c))
+                continue;
+            if (!strcmp(cname, "machine"))
+                continue;
+            double per = jnum(c, "cpu_s_per_op");
+            if (json_is_null(c) || !isfinite(per))
+                fprintf(f, "  %s -", cname);
+            else
+                fprintf(f, "  %s %.3g (%.0f%%)", cname, per, jnum(c, "share"));
+        }
+        fputc('\n', f);
+    }
+}

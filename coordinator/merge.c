@@ -1,0 +1,721 @@
+/* merge.c -- several shards' results into one (see merge.h). Pure: JSON in,
+ * JSON out, so the arithmetic and the rules are unit-tested on hand-made
+ * shards. */
+#include "merge.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/json.h"
+#include "../common/walltime.h"
+#include "../workloads/workload.h"
+#include "histjson.h"
+#include "results.h"
+
+#ifndef AOPS_GIT
+#define AOPS_GIT "unknown"
+#endif
+
+struct shard_in {
+    const json_t *r, *sh;
+    const char *name;
+    unsigned index;
+    int host_first; /* the first shard seen on its machine */
+    int released;
+    int64_t rel_ns, end_ns; /* release and last completion, epoch ns */
+};
+
+static void add(json_t *arr, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add(json_t *arr, const char *fmt, ...) {
+    char buf[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    json_array_append_new(arr, json_string(buf));
+}
+
+static const char *host_of(const struct shard_in *s) {
+    const char *h = jstr(s->sh, "host");
+    return h ? h : "unknown host";
+}
+
+/* What identifies a machine: its kernel's boot id, else its host name. */
+static const char *machine_of(const struct shard_in *s) {
+    const char *b = jstr(s->sh, "boot_id");
+    return b ? b : host_of(s);
+}
+
+static uint64_t u64_at(const json_t *r, const char *path) {
+    json_t *v = jget(r, path);
+    return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
+}
+
+/* "0, 2 and 5" of up to 12 indices, then "...". */
+static void index_list(const unsigned *idx, size_t n, char *out, size_t len) {
+    size_t o = 0;
+    out[0] = 0;
+    for (size_t i = 0; i < n && o < len; i++) {
+        if (i == 12) {
+            snprintf(out + o, len - o, " ... (%zu in all)", n);
+            return;
+        }
+        o += (size_t)snprintf(out + o, len - o, "%s%u",
+                              i == 0       ? ""
+                              : i == n - 1 ? " and "
+                                           : ", ",
+                              idx[i]);
+    }
+}
+
+/* Step 1: which inputs are shards, of how many; one per index. Returns the
+ * count N (0 when no input is a shard) and fills used[] in index order. */
+static unsigned pick_shards(json_t *const *in, const char *const *names, size_t n,
+                            struct shard_in *used, size_t *nused, json_t *reasons) {
+    unsigned N = 0;
+    size_t first = 0;
+    struct shard_in *all = calloc(n ? n : 1, sizeof *all);
+    size_t na = 0;
+    for (size_t i = 0; all && i < n; i++) {
+        const json_t *sh = json_object_get(in[i], "shard");
+        json_t *ji = json_object_get(sh, "index"), *jc = json_object_get(sh, "count");
+        if (!json_is_integer(ji) || !json_is_integer(jc) || json_integer_value(jc) < 1 ||
+            json_integer_value(ji) < 0 || json_integer_value(ji) >= json_integer_value(jc)) {
+            add(reasons, "%s is not a shard's result (no shard block: run with --shard I/N)",
+                names[i]);
+            continue;
+        }
+        unsigned count = (unsigned)json_integer_value(jc);
+        if (!N) {
+            N = count;
+            first = i;
+        } else if (count != N) {
+            add(reasons, "%s is a shard of %u, %s of %u: results of different runs", names[i],
+                count, names[first], N);
+            continue;
+        }
+        all[na++] = (struct shard_in){
+            .r = in[i], .sh = sh, .name = names[i], .index = (unsigned)json_integer_value(ji)};
+    }
+    unsigned *missing = calloc(N ? N : 1, sizeof *missing);
+    size_t nmissing = 0;
+    *nused = 0;
+    for (unsigned k = 0; all && missing && k < N; k++) {
+        size_t hits = 0, at = 0, second = 0;
+        for (size_t i = 0; i < na; i++)
+            if (all[i].index == k) {
+                if (hits == 0)
+                    at = i;
+                else if (hits == 1)
+                    second = i;
+                hits++;
+            }
+        if (!hits) {
+            missing[nmissing++] = k;
+            continue;
+        }
+        if (hits > 1)
+            add(reasons,
+                "shard %u of %u appears %zu times (%s and %s): results of more than one run "
+                "under one prefix, or a shard that ran twice",
+                k, N, hits, all[at].name, all[second].name);
+        used[(*nused)++] = all[at];
+    }
+    if (nmissing) {
+        char list[256];
+        index_list(missing, nmissing, list, sizeof list);
+        add(reasons, "shard%s %s of %u %s missing", nmissing > 1 ? "s" : "", list, N,
+            nmissing > 1 ? "are" : "is");
+    }
+    free(missing);
+    free(all);
+    return N;
+}
+
+/* Step 2: the rules that make the shards one run, and each shard valid. */
+static void judge(struct shard_in *u, size_t nu, json_t *reasons, json_t *warnings) {
+    for (size_t i = 1; i < nu; i++) {
+        const char *h0 = jstr(u[0].sh, "config_hash"), *hi = jstr(u[i].sh, "config_hash");
+        if (!h0 || !hi || strcmp(h0, hi))
+            add(reasons,
+                "config differs: shard %u has config hash %s, shard %u %s (every host must run "
+                "the same options)",
+                u[i].index, hi ? hi : "(none)", u[0].index, h0 ? h0 : "(none)");
+        const char *v0 = jstr(u[0].r, "system.harness_version");
+        const char *vi = jstr(u[i].r, "system.harness_version");
+        if (!v0 || !vi || strcmp(v0, vi))
+            add(reasons, "harness versions differ: shard %u runs %s, shard %u %s", u[i].index,
+                vi ? vi : "(unknown)", u[0].index, v0 ? v0 : "(unknown)");
+        json_t *s0 = json_object_get(u[0].sh, "start_at_ns"),
+               *si = json_object_get(u[i].sh, "start_at_ns");
+        if (!json_equal(s0, si))
+            add(reasons, "the shards were given different --start-at: shard %u %s, shard %u %s",
+                u[i].index, jstr(u[i].sh, "start_at") ? jstr(u[i].sh, "start_at") : "(none)",
+                u[0].index, jstr(u[0].sh, "start_at") ? jstr(u[0].sh, "start_at") : "(none)");
+    }
+    for (size_t i = 0; i < nu; i++) {
+        if (json_is_true(json_object_get(u[i].r, "valid")))
+            continue;
+        char why[1500] = "";
+        size_t o = 0, k;
+        json_t *s;
+        json_array_foreach(json_object_get(u[i].r, "invalid_reasons"), k, s) {
+            if (o < sizeof why)
+                o += (size_t)snprintf(why + o, sizeof why - o, "%s%s", k ? "; " : "",
+                                      json_string_value(s));
+        }
+        add(reasons, "shard %u (%s) is invalid: %s", u[i].index, host_of(&u[i]),
+            o ? why : "(no reason given)");
+    }
+    /* Clocks: each shard's offset against the one reference they share. */
+    size_t lo = SIZE_MAX, hi = SIZE_MAX;
+    for (size_t i = 0; i < nu; i++) {
+        double x = jnum(u[i].sh, "clock.offset_s");
+        if (isnan(x)) {
+            const char *e = jstr(u[i].sh, "clock.error");
+            add(warnings,
+                "shard %u (%s) has no clock offset (%s): its start cannot be checked against "
+                "the others'",
+                u[i].index, host_of(&u[i]), e ? e : "not measured");
+            continue;
+        }
+        if (lo == SIZE_MAX || x < jnum(u[lo].sh, "clock.offset_s"))
+            lo = i;
+        if (hi == SIZE_MAX || x > jnum(u[hi].sh, "clock.offset_s"))
+            hi = i;
+    }
+    if (lo != SIZE_MAX && lo != hi) {
+        double a = jnum(u[lo].sh, "clock.offset_s"), b = jnum(u[hi].sh, "clock.offset_s");
+        char line[512];
+        snprintf(line, sizeof line,
+                 "clock offsets differ by %.3f s: shard %u (%s) %+.3f s, shard %u (%s) %+.3f s "
+                 "against the common reference",
+                 b - a, u[hi].index, host_of(&u[hi]), b, u[lo].index, host_of(&u[lo]), a);
+        if (b - a > MERGE_CLOCK_INVALID_S)
+            add(reasons, "%s: more than %.0f s, the start was not common (synchronise the clocks)",
+                line, MERGE_CLOCK_INVALID_S);
+        else if (b - a > MERGE_CLOCK_WARN_S)
+            add(warnings, "%s: more than %.0f ms", line, MERGE_CLOCK_WARN_S * 1000);
+    }
+}
+
+/* The histogram at `path` below histograms.workloads of every shard, added
+ * up. 0, or -1 (with a reason, once per shard) when a shard lacks it. */
+static int merged_hist(struct shard_in *u, size_t nu, const char *path, struct hist *acc,
+                       json_t *reasons, unsigned char *complained) {
+    struct hist *h = malloc(sizeof *h);
+    int rc = h ? 0 : -1;
+    hist_init(acc);
+    for (size_t i = 0; h && i < nu; i++) {
+        char full[512], err[256];
+        snprintf(full, sizeof full, "workloads.%s", path);
+        const json_t *hs = json_object_get(u[i].r, "histograms");
+        json_t *j = jget(hs, full);
+        if (!hists_format_ok(hs) || !j || hist_from_json(j, h, err, sizeof err) != 0) {
+            if (!complained[i]) {
+                add(reasons,
+                    "shard %u (%s) carries no usable histogram for %s (%s): its latencies "
+                    "cannot be merged",
+                    u[i].index, host_of(&u[i]), path,
+                    !hists_format_ok(hs) ? "none, or another bucket layout"
+                    : !j                 ? "missing"
+                                         : err);
+                complained[i] = 1;
+            }
+            rc = -1;
+            continue;
+        }
+        hist_merge(acc, h);
+    }
+    free(h);
+    return rc;
+}
+
+/* One latency figure ({mean,p50,...} in ms) into out[key], and its merged
+ * histogram into hout[hkey]. */
+static void latency_pair(struct shard_in *u, size_t nu, const char *wl, const char *sub,
+                         json_t *out, const char *key, json_t *hout, const char *hkey,
+                         json_t *reasons, unsigned char *complained) {
+    char path[256];
+    snprintf(path, sizeof path, "%s.%s", wl, sub);
+    struct hist *acc = malloc(sizeof *acc);
+    if (acc && merged_hist(u, nu, path, acc, reasons, complained) == 0) {
+        json_object_set_new(out, key, results_latency_json(acc));
+        json_object_set_new(hout, hkey, hist_to_json(acc));
+    } else {
+        json_object_set_new(out, key,
+                            json_pack("{s:n,s:n,s:n,s:n,s:n}", "mean", "p50", "p95", "p99", "max"));
+    }
+    free(acc);
+}
+
+static void counters_sum(struct shard_in *u, size_t nu, const struct workload *wl, const char *base,
+                         json_t *out) {
+    char path[256];
+    snprintf(path, sizeof path, "%s.ops", base);
+    uint64_t ops = 0, errors = 0;
+    for (size_t i = 0; i < nu; i++) {
+        ops += u64_at(u[i].r, path);
+        snprintf(path, sizeof path, "%s.errors", base);
+        errors += u64_at(u[i].r, path);
+        snprintf(path, sizeof path, "%s.ops", base);
+    }
+    json_object_set_new(out, "ops", json_integer((json_int_t)ops));
+    json_object_set_new(out, "errors", json_integer((json_int_t)errors));
+    for (unsigned c = 0; c < wl->ncounters; c++) {
+        uint64_t sum = 0;
+        snprintf(path, sizeof path, "%s.%s", base, wl->counters[c].key);
+        for (size_t i = 0; i < nu; i++)
+            sum += u64_at(u[i].r, path);
+        json_object_set_new(out, wl->counters[c].key, json_integer((json_int_t)sum));
+    }
+}
+
+/* workloads and histograms.workloads, from the descriptors of this build. */
+static void merge_workloads(struct shard_in *u, size_t nu, json_t *res, json_t *hists,
+                            json_t *reasons) {
+    json_t *wls = json_object(), *hw = json_object();
+    unsigned char *complained = calloc(nu ? nu : 1, 1);
+    for (int t = 0; complained && workload_table[t]; t++) {
+        const struct workload *wl = workload_table[t];
+        int present = 0;
+        for (size_t i = 0; i < nu; i++)
+            present |= jget(u[i].r, "workloads") &&
+                       json_object_get(json_object_get(u[i].r, "workloads"), wl->name) != NULL;
+        if (!present)
+            continue;
+        char base[128];
+        snprintf(base, sizeof base, "workloads.%s", wl->name);
+        json_t *o = json_object(), *ho = json_object();
+        counters_sum(u, nu, wl, base, o);
+        latency_pair(u, nu, wl->name, "latency_ms", o, "latency_ms", ho, "latency_ms", reasons,
+                     complained);
+        for (unsigned h = 0; h < wl->nhists; h++)
+            latency_pair(u, nu, wl->name, wl->hists[h].key, o, wl->hists[h].key, ho,
+                         wl->hists[h].key, reasons, complained);
+        if (wl->nclasses) {
+            const char *ck = wl->classes_key ? wl->classes_key : "classes";
+            json_t *cl = json_object(), *hcl = json_object();
+            for (unsigned k = 0; k < wl->nclasses; k++) {
+                char cbase[256], sub[256];
+                snprintf(cbase, sizeof cbase, "%s.%s.%s", base, ck, wl->class_names[k]);
+                snprintf(sub, sizeof sub, "%s.%s", ck, wl->class_names[k]);
+                json_t *x = json_object();
+                counters_sum(u, nu, wl, cbase, x);
+                latency_pair(u, nu, wl->name, sub, x, "latency_ms", hcl, wl->class_names[k],
+                             reasons, complained);
+                json_object_set_new(cl, wl->class_names[k], x);
+            }
+            json_object_set_new(o, ck, cl);
+            json_object_set_new(ho, ck, hcl);
+        }
+        json_object_set_new(wls, wl->name, o);
+        json_object_set_new(hw, wl->name, ho);
+    }
+    for (size_t i = 0; i < nu; i++) {
+        const char *name;
+        json_t *v;
+        json_object_foreach(json_object_get(u[i].r, "workloads"), name, v) {
+            if (!workload_find(name) && !json_object_get(wls, name)) {
+                add(reasons, "shard %u ran workload '%s', unknown to this harness (%s)", u[i].index,
+                    name, AOPS_GIT);
+                json_object_set(wls, name, json_null());
+            }
+        }
+    }
+    /* Unknown ones were marked null above only to be named once. */
+    const char *name;
+    json_t *v;
+    void *tmp;
+    json_object_foreach_safe(wls, tmp, name, v) if (json_is_null(v)) json_object_del(wls, name);
+    free(complained);
+    json_object_set_new(res, "workloads", wls);
+    json_object_set_new(hists, "workloads", hw);
+}
+
+/* windows: each workload's first start and last end anywhere, in seconds
+ * from the common release and in epoch ns. */
+static json_t *merge_windows(struct shard_in *u, size_t nu, int64_t rel_ns) {
+    json_t *out = json_object();
+    for (size_t i = 0; i < nu; i++) {
+        const char *name;
+        json_t *w;
+        if (!u[i].released)
+            continue;
+        json_object_foreach(json_object_get(u[i].r, "windows"), name, w) {
+            double a = jnum(w, "start"), b = jnum(w, "end");
+            if (isnan(a) || isnan(b))
+                continue;
+            int64_t sa = u[i].rel_ns + llround(a * 1e9), sb = u[i].rel_ns + llround(b * 1e9);
+            json_t *m = json_object_get(out, name);
+            if (!m) {
+                m = json_pack("{s:I, s:I}", "start_at_ns", (json_int_t)sa, "end_at_ns",
+                              (json_int_t)sb);
+                json_object_set_new(out, name, m);
+            }
+            if (sa < json_integer_value(json_object_get(m, "start_at_ns")))
+                json_object_set_new(m, "start_at_ns", json_integer((json_int_t)sa));
+            if (sb > json_integer_value(json_object_get(m, "end_at_ns")))
+                json_object_set_new(m, "end_at_ns", json_integer((json_int_t)sb));
+        }
+    }
+    const char *name;
+    json_t *m;
+    json_object_foreach(out, name, m) {
+        json_object_set_new(
+            m, "start",
+            json_real((double)(json_integer_value(json_object_get(m, "start_at_ns")) - rel_ns) /
+                      1e9));
+        json_object_set_new(
+            m, "end",
+            json_real((double)(json_integer_value(json_object_get(m, "end_at_ns")) - rel_ns) /
+                      1e9));
+        json_object_set_new(m, "per_host", json_string("shards[].windows"));
+    }
+    return out;
+}
+
+/* ops_per_second added second by second in absolute time. */
+static json_t *merge_rate(struct shard_in *u, size_t nu, json_t *warnings) {
+    json_int_t start = INT64_MAX, end = INT64_MIN;
+    for (size_t i = 0; i < nu; i++) {
+        json_t *o = json_object_get(u[i].r, "ops_per_second");
+        if (!u[i].released)
+            continue;
+        if (!json_is_integer(json_object_get(o, "start"))) {
+            add(warnings, "shard %u (%s) has no ops_per_second: the merged series is left out",
+                u[i].index, host_of(&u[i]));
+            return json_null();
+        }
+        json_int_t s = json_integer_value(json_object_get(o, "start"));
+        json_int_t e = s + (json_int_t)json_array_size(json_object_get(o, "counts"));
+        start = s < start ? s : start;
+        end = e > end ? e : end;
+    }
+    if (start == INT64_MAX || end - start > 10000000)
+        return json_null();
+    size_t n = (size_t)(end - start);
+    uint64_t *sum = calloc(n ? n : 1, sizeof *sum);
+    if (!sum)
+        return json_null();
+    for (size_t i = 0; i < nu; i++) {
+        json_t *o = json_object_get(u[i].r, "ops_per_second"), *c;
+        size_t k;
+        if (!u[i].released)
+            continue;
+        json_int_t s = json_integer_value(json_object_get(o, "start"));
+        json_array_foreach(json_object_get(o, "counts"), k, c) sum[(size_t)(s - start) + k] +=
+            (uint64_t)json_integer_value(c);
+    }
+    json_t *counts = json_array();
+    for (size_t k = 0; k < n; k++)
+        json_array_append_new(counts, json_integer((json_int_t)sum[k]));
+    free(sum);
+    return json_pack("{s:I, s:o}", "start", start, "counts", counts);
+}
+
+/* The same string from every machine, else "mixed". */
+static json_t *common_str(struct shard_in *u, size_t nu, const char *path) {
+    const char *first = NULL;
+    for (size_t i = 0; i < nu; i++) {
+        const char *s = jstr(u[i].r, path);
+        if (!s)
+            return json_null();
+        if (!first)
+            first = s;
+        else if (strcmp(first, s))
+            return json_string("mixed (see shards[].system)");
+    }
+    return first ? json_string(first) : json_null();
+}
+
+/* A sum over machines, null when any does not know it. */
+static json_t *machine_sum(struct shard_in *u, size_t nu, const char *path) {
+    double sum = 0;
+    for (size_t i = 0; i < nu; i++) {
+        if (!u[i].host_first)
+            continue;
+        double x = jnum(u[i].r, path);
+        if (!isfinite(x) || x <= 0)
+            return json_null();
+        sum += x;
+    }
+    return json_integer((json_int_t)llround(sum));
+}
+
+static json_t *merge_system(struct shard_in *u, size_t nu, unsigned hosts) {
+    json_t *s = json_pack("{s:i}", "hosts", (int)hosts);
+    json_object_set_new(s, "cpu_vendor", common_str(u, nu, "system.cpu_vendor"));
+    json_object_set_new(s, "cpu_model", common_str(u, nu, "system.cpu_model"));
+    static const char *sums[] = {"sockets", "physical_cores", "logical_cpus", "numa_nodes",
+                                 "memory_bytes"};
+    for (size_t k = 0; k < sizeof sums / sizeof sums[0]; k++) {
+        char path[64];
+        snprintf(path, sizeof path, "system.%s", sums[k]);
+        json_object_set_new(s, sums[k], machine_sum(u, nu, path));
+    }
+    json_object_set_new(s, "kernel", common_str(u, nu, "system.kernel"));
+    json_t *disks = json_array(); /* every machine's, each naming its host */
+    for (size_t i = 0; i < nu; i++) {
+        size_t k;
+        json_t *d;
+        if (!u[i].host_first)
+            continue;
+        json_array_foreach(jget(u[i].r, "system.disks"), k, d) {
+            json_t *x = json_deep_copy(d);
+            json_object_set_new(x, "host", json_string(host_of(&u[i])));
+            json_array_append_new(disks, x);
+        }
+    }
+    json_object_set_new(s, "disks", disks);
+    json_object_set_new(s, "harness_version", common_str(u, nu, "system.harness_version"));
+    json_object_set_new(s, "per_host", json_string("shards[].system"));
+    return s;
+}
+
+/* telemetry: power summed over machines when every one has it; CPU
+ * utilisation averaged over machines (peak: the highest); read rates
+ * summed. The series stay per host. */
+static json_t *merge_telemetry(struct shard_in *u, size_t nu, unsigned hosts, double *watts) {
+    double power = 0, cpu = 0, cpu_peak = NAN, rbps = 0, riops = 0;
+    int power_ok = 1, cpu_ok = 1, rd_ok = 1;
+    char why[1024] = "";
+    for (size_t i = 0; i < nu; i++) {
+        if (!u[i].host_first)
+            continue;
+        double w = jnum(u[i].r, "telemetry.power.mean_w");
+        if (!isfinite(w) && power_ok) {
+            const char *r = jstr(u[i].r, "telemetry.power_unavailable_reason");
+            snprintf(why, sizeof why, "no power reading on shard %u (%s): %s", u[i].index,
+                     host_of(&u[i]), r ? r : "none recorded");
+            power_ok = 0;
+        }
+        power += isfinite(w) ? w : 0;
+        double c = jnum(u[i].r, "telemetry.cpu_util.mean"),
+               cp = jnum(u[i].r, "telemetry.cpu_util.peak");
+        cpu_ok &= isfinite(c);
+        cpu += isfinite(c) ? c : 0;
+        if (isfinite(cp) && !(cp <= cpu_peak))
+            cpu_peak = cp;
+        double rb = jnum(u[i].r, "telemetry.read_Bps.mean"),
+               ri = jnum(u[i].r, "telemetry.read_iops.mean");
+        rd_ok &= isfinite(rb) && isfinite(ri);
+        rbps += isfinite(rb) ? rb : 0;
+        riops += isfinite(ri) ? ri : 0;
+    }
+    int any = hosts > 0;
+    *watts = power_ok && any ? power : NAN;
+    json_t *t = json_object();
+    json_object_set_new(t, "per_host", json_string("shards[].telemetry"));
+    json_object_set_new(t, "cpu_util",
+                        json_pack("{s:o, s:o}", "mean",
+                                  json_num_or_null(cpu / hosts, cpu_ok && any), "peak",
+                                  json_num_or_null(cpu_peak, cpu_ok && any)));
+    json_object_set_new(
+        t, "read_Bps",
+        json_pack("{s:o, s:n}", "mean", json_num_or_null(rbps, rd_ok && any), "peak"));
+    json_object_set_new(
+        t, "read_iops",
+        json_pack("{s:o, s:n}", "mean", json_num_or_null(riops, rd_ok && any), "peak"));
+    json_object_set_new(t, "power",
+                        power_ok && any
+                            ? json_pack("{s:s, s:f, s:n, s:i}", "source", "sum over the hosts",
+                                        "mean_w", power, "peak_w", "hosts", (int)hosts)
+                            : json_null());
+    json_object_set_new(t, "power_unavailable_reason",
+                        power_ok && any ? json_null() : json_string(any ? why : "no host"));
+    json_object_set_new(t, "series", json_array());
+    return t;
+}
+
+static json_t *shard_entry(const struct shard_in *s) {
+    const json_t *r = s->r, *sh = s->sh;
+    json_t *e =
+        json_pack("{s:i, s:s, s:s}", "shard", (int)s->index, "host", host_of(s), "source", s->name);
+    static const struct {
+        const char *key, *path;
+    } copy[] = {
+        {"boot_id", "shard.boot_id"},
+        {"containers", "shard.containers"},
+        {"worker_ids", "shard.worker_ids"},
+        {"valid", "valid"},
+        {"invalid_reasons", "invalid_reasons"},
+        {"ops", "totals.ops"},
+        {"errors", "totals.errors"},
+        {"aops", "totals.aops"},
+        {"aops_per_core", "totals.aops_per_core"},
+        {"wall_seconds", "totals.wall_seconds"},
+        {"start_at", "shard.start_at"},
+        {"ready_at", "shard.ready_at"},
+        {"released_at", "shard.released_at"},
+        {"released_at_ns", "shard.released_at_ns"},
+        {"missed_start_s", "shard.missed_start_s"},
+        {"clock_offset_s", "shard.clock.offset_s"},
+        {"clock_uncertainty_s", "shard.clock.uncertainty_s"},
+        {"clock_reference", "shard.clock.reference"},
+        {"physical_cores", "system.physical_cores"},
+        {"cpu_model", "system.cpu_model"},
+        {"power_w", "telemetry.power.mean_w"},
+        {"cpu_util_mean", "telemetry.cpu_util.mean"},
+        {"warnings", "warnings"},
+        {"system", "system"},
+        {"telemetry", "telemetry"},
+        {"windows", "windows"},
+    };
+    (void)sh;
+    for (size_t k = 0; k < sizeof copy / sizeof copy[0]; k++) {
+        json_t *v = jget(r, copy[k].path);
+        json_object_set_new(e, copy[k].key, v ? json_deep_copy(v) : json_null());
+    }
+    return e;
+}
+
+/* Warnings of the shards, each text once: "shards 0, 1 and 2: ...". */
+static void merge_warnings(struct shard_in *u, size_t nu, json_t *warnings) {
+    json_t *seen = json_object();
+    for (size_t i = 0; i < nu; i++) {
+        size_t k;
+        json_t *w;
+        json_array_foreach(json_object_get(u[i].r, "warnings"), k, w) {
+            const char *text = json_string_value(w);
+            if (!text)
+                continue;
+            json_t *who = json_object_get(seen, text);
+            if (!who)
+                json_object_set_new(seen, text, who = json_array());
+            json_array_append_new(who, json_integer(u[i].index));
+        }
+    }
+    const char *text;
+    json_t *who;
+    json_object_foreach(seen, text, who) {
+        unsigned idx[64];
+        size_t n = json_array_size(who) < 64 ? json_array_size(who) : 64;
+        for (size_t k = 0; k < n; k++)
+            idx[k] = (unsigned)json_integer_value(json_array_get(who, k));
+        char list[256];
+        index_list(idx, n, list, sizeof list);
+        add(warnings, "shard%s %s: %s", n > 1 ? "s" : "", list, text);
+    }
+    json_decref(seen);
+}
+
+json_t *merge_results(json_t *const *in, const char *const *names, size_t n) {
+    json_t *reasons = json_array(), *warnings = json_array();
+    struct shard_in *u = calloc(n ? n : 1, sizeof *u);
+    if (!u || !reasons || !warnings) {
+        free(u);
+        json_decref(reasons);
+        json_decref(warnings);
+        return NULL;
+    }
+    size_t nu = 0;
+    unsigned N = pick_shards(in, names, n, u, &nu, reasons);
+    judge(u, nu, reasons, warnings);
+    merge_warnings(u, nu, warnings);
+
+    /* Machines, releases, the fleet's totals. */
+    unsigned hosts = 0;
+    uint64_t ops = 0, errors = 0, expected = 0;
+    int64_t rel_ns = INT64_MAX, end_ns = INT64_MIN;
+    for (size_t i = 0; i < nu; i++) {
+        u[i].host_first = 1;
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(machine_of(&u[i]), machine_of(&u[j])))
+                u[i].host_first = 0;
+        hosts += (unsigned)u[i].host_first;
+        ops += u64_at(u[i].r, "totals.ops");
+        errors += u64_at(u[i].r, "totals.errors");
+        expected += u64_at(u[i].r, "totals.expected_ops");
+        json_t *rel = json_object_get(u[i].sh, "released_at_ns");
+        double wall = jnum(u[i].r, "totals.wall_seconds");
+        if (json_is_integer(rel) && isfinite(wall)) {
+            u[i].released = 1;
+            u[i].rel_ns = json_integer_value(rel);
+            u[i].end_ns = u[i].rel_ns + llround(wall * 1e9);
+            rel_ns = u[i].rel_ns < rel_ns ? u[i].rel_ns : rel_ns;
+            end_ns = u[i].end_ns > end_ns ? u[i].end_ns : end_ns;
+        }
+    }
+    int released = rel_ns != INT64_MAX;
+    double wall = released ? (double)(end_ns - rel_ns) / 1e9 : NAN;
+    double aops = wall > 0 ? (double)ops / wall : NAN;
+    json_t *cores = merge_system(u, nu, hosts);
+    double ncores = jnum(cores, "physical_cores");
+    if (nu && isnan(ncores))
+        add(warnings, "per-core AOPS unavailable: a host does not know its physical cores");
+    double watts;
+    json_t *telemetry = merge_telemetry(u, nu, hosts, &watts);
+    json_t *totals =
+        json_pack("{s:I, s:I, s:I, s:o, s:o, s:o, s:o}", "ops", (json_int_t)ops, "errors",
+                  (json_int_t)errors, "expected_ops", (json_int_t)expected, "wall_seconds",
+                  json_num_or_null(wall, released), "aops", json_num_or_null(aops, wall > 0),
+                  "aops_per_core", json_num_or_null(aops / ncores, wall > 0 && ncores > 0),
+                  "aops_per_watt", json_num_or_null(aops / watts, wall > 0 && watts > 0));
+
+    json_t *config = nu ? json_deep_copy(json_object_get(u[0].r, "config")) : json_object();
+    if (!json_is_object(config)) {
+        json_decref(config);
+        config = json_object();
+    }
+    uint64_t containers = 0;
+    for (size_t i = 0; i < nu; i++)
+        containers += u64_at(u[i].r, "config.containers");
+    json_object_set_new(config, "containers_per_shard",
+                        nu ? json_deep_copy(jget(u[0].r, "config.containers")) : json_null());
+    json_object_set_new(config, "containers", json_integer((json_int_t)containers));
+    json_object_set_new(config, "shards", json_integer(N));
+
+    json_t *res = json_object(), *hists = json_object();
+    json_object_set_new(res, "schema_version", json_integer(RESULT_SCHEMA_VERSION));
+    json_object_set_new(res, "valid", json_false()); /* decided last, kept first */
+    json_object_set(res, "invalid_reasons", reasons);
+    json_object_set(res, "warnings", warnings);
+    json_object_set_new(res, "config", config);
+    json_object_set_new(res, "system", cores);
+    json_object_set_new(res, "totals", totals);
+    merge_workloads(u, nu, res, hists, reasons);
+    json_t *containers_arr = json_array(), *shards = json_array();
+    for (size_t i = 0; i < nu; i++) {
+        size_t k;
+        json_t *c;
+        json_array_foreach(json_object_get(u[i].r, "containers"), k, c) {
+            json_t *x = json_deep_copy(c);
+            json_object_set_new(x, "shard", json_integer(u[i].index));
+            json_array_append_new(containers_arr, x);
+        }
+        json_array_append_new(shards, shard_entry(&u[i]));
+    }
+    json_object_set_new(res, "containers", containers_arr);
+    json_object_set_new(res, "windows", merge_windows(u, nu, rel_ns));
+    json_object_set_new(res, "telemetry", telemetry);
+    json_object_set_new(res, "shards", shards);
+    json_object_set_new(hists, "format",
+                        json_pack("{s:s, s:i, s:i}", "unit", "ns", "sub_bits", HIST_SUB_BITS,
+                                  "buckets", HIST_BUCKETS));
+    json_object_set_new(res, "histograms", hists);
+    json_object_set_new(res, "ops_per_second", merge_rate(u, nu, warnings));
+    json_t *inputs = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(inputs, json_string(names[i]));
+    char now[64], rel[64];
+    wall_format(wall_now(), now, sizeof now);
+    wall_format(released ? (double)rel_ns / 1e9 : 0, rel, sizeof rel);
+    json_object_set_new(res, "merge",
+                        json_pack("{s:o, s:i, s:i, s:o, s:o, s:s, s:s}", "inputs", inputs, "shards",
+                                  (int)N, "hosts", (int)hosts, "released_at",
+                                  released ? json_string(rel) : json_null(), "released_at_ns",
+                                  released ? json_integer(rel_ns) : json_null(), "merged_at", now,
+                                  "merged_by", AOPS_GIT));
+    if (!nu)
+        add(reasons, "no shard to merge");
+    json_object_set_new(res, "valid", json_boolean(json_array_size(reasons) == 0));
+    json_decref(reasons);
+    json_decref(warnings);
+    free(u);
+    return res;
+}

@@ -1,0 +1,32 @@
+/* server_check.h -- the server agrees with the client: each workload's
+ * server counts what it was asked (MariaDB's Com_select, MinIO's GetObject
+ * requests, through the workload's server_count hook), read once with every
+ * worker ready and once after the last one ended, outside the measured
+ * loop. A count the workload marks for comparison must reach the operations
+ * the workers completed; a shortfall is a warning naming both numbers (the
+ * requests went elsewhere, or the server lost count), never a verdict on
+ * validity. More than completed is normal when other clients share the
+ * server. */
+#ifndef AOPS_SERVER_CHECK_H
+#define AOPS_SERVER_CHECK_H
+
+#include <jansson.h>
+
+#include "run.h"
+
+struct server_check;
+
+/* For the run's workloads that have a server_count hook. NULL when out of
+ * memory. */
+struct server_check *server_check_new(const struct config *cfg, const struct run_layout *lay);
+void server_check_before(struct server_check *sc);
+void server_check_after(struct server_check *sc);
+
+/* Add server_counts{<workload>{<count>{before, after, delta}, completed,
+ * agrees}} and server_counts_unavailable{<workload>: reason} to a built
+ * result, and a warning per shortfall. */
+void server_check_results(const struct server_check *sc, json_t *result);
+
+void server_check_free(struct server_check *sc);
+
+#endif

@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# test_attribution.sh -- where the time went, on real runs.
+#
+# 1. A tiny 2-container run against the stack: every window attributes CPU to the
+#    servers, the workers, the coordinator and other, which together are the machine's
+#    busy time (less steal) and never exceed it by more than 10 %; MinIO's share is
+#    non-zero in the S3 window and MariaDB's in the db window; the workers' perf
+#    task-clock agrees with their cgroup's CPU time within 10 %; the hardware counters
+#    say why they are missing (this VM has no PMU), the software ones count; the servers'
+#    own counts reach what the workers completed; report and compare show it all; the
+#    accounting cgroup is gone afterwards.
+# 2. A throwaway MariaDB nobody else talks to: its Com_select delta equals the queries the
+#    workers ran; --server-pid attributes its CPU; a remote S3 endpoint is "not on this
+#    host"; a --server-pid that names no process is refused before anything starts.
+. "$(dirname "$0")/../lib.sh"
+
+N=2
+num_ok() { awk -v x="$1" 'BEGIN { exit !(x == x + 0) }'; } # a number, not null
+
+# ---- 1. the stack ------------------------------------------------------------------------------
+"$HARNESS" prepare --containers $N --profile tiny >"$TMP/prep.log" 2>&1 ||
+    { fail "prepare: $(tail -3 "$TMP/prep.log")"; finish; }
+R=$TMP/run
+"$HARNESS" --containers $N --profile tiny --sample-interval 0.1 --out "$R" --quiet >"$TMP/run.log" 2>&1
+J=$R/result.json
+[ -f "$J" ] || { fail "no result.json: $(tail -5 "$TMP/run.log")"; finish; }
+check_eq "the run is valid" true "$(jq_ .valid "$J")"
+
+for w in run s3 db search; do
+    for c in minio mariadb workers coordinator other; do
+        v=$(jq_ ".attribution.$w.$c.cpu_s" "$J")
+        check "attribution.$w.$c.cpu_s is a number ($v; $(jq -c ".attribution_unavailable.$c" "$J"))" num_ok "$v"
+    done
+    # the components and other are the machine's busy time less steal, by construction...
+    check "$w: components + other = busy - steal" jq -e --arg w "$w" '.attribution[$w] as $a
+        | ([$a.minio, $a.mariadb, $a.workers, $a.coordinator, $a.other] | map(.cpu_s) | add) as $s
+        | ($a.machine.busy_s - $a.machine.steal_s) as $b | ($s - $b | fabs) < 0.001' "$J"
+    # ...and what was read never exceeds it by more than 10 % (other >= -10 % of busy)
+    check "$w: the components read fit in the machine's busy time within 10 % ($(jq -c ".attribution.$w | {other: .other.cpu_s, machine}" "$J"))" \
+        jq -e --arg w "$w" '.attribution[$w] as $a | $a.other.cpu_s >= -0.1 * $a.machine.busy_s' "$J"
+done
+check "MinIO's share of the S3 window is non-zero ($(jq_ .attribution.s3.minio.share "$J") %)" \
+    jq -e '.attribution.s3.minio.share > 0' "$J"
+check "MariaDB's share of the db window is non-zero ($(jq_ .attribution.db.mariadb.share "$J") %)" \
+    jq -e '.attribution.db.mariadb.share > 0' "$J"
+check "per op = cpu_s / the window's ops" jq -e '.attribution.s3.workers as $x
+    | ($x.cpu_s / .workloads.s3.ops - $x.cpu_s_per_op | fabs) < 1e-9' "$J"
+
+# counters: the workers' software group against their cgroup (task-clock may also hold time
+# the hypervisor stole while they ran: the machine's steal over the run is allowed on top)
+tc=$(jq_ '.counters.run.components.workers["task-clock"].value / 1e9' "$J")
+cg=$(jq_ .attribution.run.workers.cpu_s "$J")
+st=$(jq_ .attribution.run.machine.steal_s "$J")
+check "workers: task-clock $tc s within 10 % of their cgroup's $cg s (+ steal $st s)" \
+    awk -v t="$tc" -v c="$cg" -v s="$st" 'BEGIN { exit !(c > 0 && t >= 0.9 * c && t <= 1.1 * c + s) }'
+for e in context-switches page-faults; do
+    check "workers: $e counted ($(jq -c ".counters.run.components.workers[\"$e\"]" "$J"))" \
+        jq -e ".counters.run.components.workers[\"$e\"] | .status == \"ok\" and .value > 0" "$J"
+done
+check "machine: task-clock ok" jq -e '.counters.s3["task-clock"].status == "ok"' "$J"
+hw=$(jq -c '.counters.run.cycles' "$J")
+if [ -e /sys/bus/event_source/devices/cpu ]; then
+    check "cycles: counted or explained ($hw)" jq -e '.counters.run.cycles.status | length > 0' "$J"
+else
+    check "no PMU here: cycles unsupported, saying so ($hw)" jq -e '.counters.run.cycles
+        | .status == "unsupported" and .value == null and (.reason | test("PMU"))' "$J"
+    check_eq "no PMU here: no IPC" null "$(jq_ .counters.run.ipc "$J")"
+fi
+
+# the servers' own counts (the stack is shared: at least what the workers completed)
+check "MariaDB counted at least the queries ($(jq -c .server_counts.db "$J"))" \
+    jq -e '.server_counts.db | .agrees and .Com_select.delta >= .completed and .completed == 100' "$J"
+check "MinIO counted at least the GETs ($(jq -c .server_counts.s3 "$J"))" \
+    jq -e '.server_counts.s3 | .agrees and .GetObject.delta >= .completed and .completed == 2380' "$J"
+
+acct=$(jq_ .attribution_sources.workers "$J" | awk '{print $2}')
+check "the accounting cgroup ($acct) is removed" test -n "$acct" -a ! -e "$acct"
+
+out=$("$HARNESS" report "$R" -o "$TMP/r.html" 2>&1)
+check "report writes" test -s "$TMP/r.html"
+check "report: where the time went" grep -q 'id="where-the-time-went"' "$TMP/r.html"
+check "report: MinIO's S3 CPU seconds" grep -q 'data-key="attribution.s3.minio.cpu_s"' "$TMP/r.html"
+check "report: the stacked bars" grep -q 'id="attribution-bars"' "$TMP/r.html"
+out=$("$HARNESS" compare "$R" "$R" 2>&1)
+check_contains "compare: CPU per operation by component" "CPU seconds per operation by component" "$out"
+check_contains "compare: the S3 window's MinIO row" "  s3 minio" "$out"
+
+# ---- 2. a MariaDB of our own -------------------------------------------------------------------
+port=$((35000 + $$ % 2000))
+while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
+D=$TMP/db
+mkdir -p "$D/data"
+me=$(id -un)
+mariadb-install-db --no-defaults --datadir="$D/data" --user="$me" \
+    --auth-root-authentication-method=socket --skip-test-db >"$D/install.log" 2>&1 ||
+    { fail "mariadb-install-db: $(tail -3 "$D/install.log")"; finish; }
+SERVER=$( (/usr/sbin/mariadbd --no-defaults --datadir="$D/data" --port=$port \
+    --bind-address=127.0.0.1 --socket="$D/s.sock" --user="$me" --log-error="$D/err.log" \
+    --skip-name-resolve --innodb-buffer-pool-size=32M </dev/null >>"$D/err.log" 2>&1 &
+    echo $!) )
+trap 'kill -KILL "$SERVER" 2>/dev/null; rm -rf "$TMP"' EXIT
+for _ in $(seq 100); do
+    mariadb-admin --no-defaults --socket="$D/s.sock" ping >/dev/null 2>&1 && break
+    sleep 0.2
+done
+pw=attrib-test-$$
+mariadb --no-defaults --socket="$D/s.sock" -u "$me" -e "CREATE USER harness@'127.0.0.1' \
+    IDENTIFIED BY '$pw'; GRANT ALL ON aops.* TO harness@'127.0.0.1'; CREATE DATABASE aops;" ||
+    { fail "cannot set up the throwaway MariaDB on port $port"; finish; }
+printf 'MARIADB_HOST=127.0.0.1\nMARIADB_PORT=%s\nMARIADB_USER=harness\nMARIADB_PASSWORD=%s\nMARIADB_DATABASE=aops\n' \
+    "$port" "$pw" >"$D/creds"
+export AOPS_CREDENTIALS=$D/creds
+unset AOPS_STACK_DIR
+db=(--workloads db --db-host 127.0.0.1 --db-port "$port" --s3-endpoint http://192.0.2.1:9000)
+"$HARNESS" prepare --containers $N --profile tiny "${db[@]}" >"$D/prep.log" 2>&1 ||
+    { fail "prepare on the throwaway MariaDB: $(tail -3 "$D/prep.log")"; finish; }
+"$HARNESS" --containers $N --profile tiny "${db[@]}" --server-pid "mariadb=$SERVER" \
+    --sample-interval 0.1 --out "$D/run" --quiet >"$D/run.log" 2>&1
+K=$D/run/result.json
+[ -f "$K" ] || { fail "no result.json: $(tail -5 "$D/run.log")"; finish; }
+check_eq "Com_select delta = the queries the workers ran ($(jq -c .server_counts.db "$K"))" \
+    "$((50 * N)) $((50 * N)) true" "$(jq_ '.server_counts.db | "\(.Com_select.delta) \(.completed) \(.agrees)"' "$K")"
+check_eq "MariaDB found by --server-pid" "--server-pid mariadb=$SERVER" "$(jq_ .attribution_sources.mariadb "$K")"
+check "its CPU in the db window ($(jq_ .attribution.db.mariadb.cpu_s "$K") s)" \
+    jq -e '.attribution.db.mariadb.cpu_s > 0' "$K"
+check_eq "a remote S3 endpoint: MinIO null" null "$(jq -c .attribution.run.minio "$K")"
+check_eq "... and not on this host" "not on this host (192.0.2.1)" "$(jq_ .attribution_unavailable.minio "$K")"
+check_eq "... so its counters are not asked for" "not on this host (192.0.2.1)" "$(jq_ .counters_unavailable.minio "$K")"
+
+out=$("$HARNESS" --containers 1 --profile tiny "${db[@]}" --server-pid mariadb=2147483000 \
+    --out "$D/bad" 2>&1)
+rc=$?
+check_eq "--server-pid naming no process: exit 2" 2 "$rc"
+check_eq "... in one line" "harness: --server-pid mariadb=2147483000: no such process" "$out"
+check "... and nothing left behind" test ! -e "$D/bad"
+kill -KILL "$SERVER" 2>/dev/null
+finish

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# --runtime docker against a real Docker engine (started here when none
+# answers, stopped again after; an engine that cannot start is a failure with
+# its error, never a skip) and the real local stack: a valid tiny run with
+# exact counts, each worker a container with the memory limit in `docker
+# inspect`, an OOM-killed worker reported as such, a crash reported with its
+# signal, Ctrl-C leaving no container, and the containers of a coordinator
+# killed with SIGKILL removed by the next run.
+source "$(dirname "$0")/../lib.sh"
+IMAGE=${AOPS_IMAGE:-aops-harness:local}
+
+started=0
+if ! timeout 10 docker info >/dev/null 2>&1; then
+    if out=$("$ROOT/scripts/docker" up 2>&1); then
+        started=1
+    else
+        fail "the Docker engine cannot start: $out"
+        finish
+    fi
+fi
+stop_engine() { [ $started = 1 ] && "$ROOT/scripts/docker" down >/dev/null 2>&1; started=0; }
+trap 'stop_engine; rm -rf "$TMP"' EXIT
+if ! docker image inspect "$IMAGE" >/dev/null 2>&1; then
+    fail "image $IMAGE is missing: scripts/docker images (make setup) builds it"
+    finish
+fi
+ours() { docker ps -aq --filter label=aops.harness=1 | wc -l; }
+before=$(ours)
+
+# A valid tiny run, every worker a container.
+"$HARNESS" prepare --containers 3 --profile tiny >/dev/null 2>&1 || fail "prepare --profile tiny"
+"$HARNESS" corpus fetch --profile tiny >/dev/null 2>&1 || fail "corpus fetch --profile tiny"
+"$HARNESS" --runtime docker --containers 3 --profile tiny --out "$TMP/run" --quiet >"$TMP/run.log" 2>&1
+rc=$?
+R=$TMP/run/result.json
+check_eq "docker run exits 0 ($(tail -2 "$TMP/run.log" | tr '\n' ' '))" 0 "$rc"
+check "valid" jq -e '.valid == true' "$R"
+check_eq "3 x 1,340 operations" 4020 "$(jq -r .totals.ops "$R")"
+check_eq "config.runtime" docker "$(jq -r .config.runtime "$R")"
+check "each container has its runtime id and exited 0" jq -e '[.containers[] | select((.runtime_id | length) == 64 and .exit_status == 0 and .oom_killed == false and .ops == 1340)] | length == 3' "$R"
+check_eq "no container left after a run" "$before" "$(ours)"
+
+# The limits are the engine's own while the workers run.
+AOPS_SLEEP_US=200000 "$HARNESS" --runtime docker --containers 2 --workloads sleep --memory-limit 200M \
+    --cpus-per-container 0.5 --out "$TMP/lim" --quiet >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 100); do
+    [ "$(docker ps -q --filter "label=aops.run=$pid@$(hostname)" | wc -l)" = 2 ] && break
+    sleep 0.2
+done
+id=$(docker ps -q --filter "label=aops.run=$pid@$(hostname)" | head -1)
+if [ -n "$id" ]; then
+    check_eq "docker inspect: Memory = --memory-limit" $((200 * 1048576)) "$(docker inspect -f '{{.HostConfig.Memory}}' "$id")"
+    check_eq "docker inspect: no swap (MemorySwap = Memory)" $((200 * 1048576)) "$(docker inspect -f '{{.HostConfig.MemorySwap}}' "$id")"
+    check_eq "docker inspect: NanoCpus from --cpus-per-container" 500000000 "$(docker inspect -f '{{.HostConfig.NanoCpus}}' "$id")"
+    check_eq "docker inspect: the network (host)" host "$(docker inspect -f '{{.HostConfig.NetworkMode}}' "$id")"
+    check "no secret in the container's environment or command" bash -c \
+        "! docker inspect '$id' | grep -qF \"\$(sed -n 's/^AWS_SECRET_ACCESS_KEY=//p' '$ROOT/.local/stack/credentials')\""
+else
+    fail "the running workers' containers were never seen"
+fi
+wait $pid
+check_eq "no container left after a limited run" "$before" "$(ours)"
+
+# The memory limit is real: memhog gets OOM-killed, and the engine says so.
+"$HARNESS" --runtime docker --containers 2 --workloads memhog --memory-limit 96M --out "$TMP/oom" --quiet >/dev/null 2>&1
+check_eq "OOM run exits 1" 1 "$?"
+check "both containers oom_killed (State.OOMKilled)" jq -e '[.containers[] | select(.oom_killed == true)] | length == 2' "$TMP/oom/result.json"
+check "OOM named in the reasons" jq -e '.invalid_reasons | any(test("OOM-killed"))' "$TMP/oom/result.json"
+
+# A crash: its signal, the others go on.
+AOPS_TEST_CRASH_WORKER=1 "$HARNESS" --runtime docker --containers 3 --workloads sleep --out "$TMP/crash" --quiet >/dev/null 2>&1
+check "crash reported with its signal" jq -e '.containers[1].signal == "SIGSEGV" and .containers[0].ops == 20 and .containers[2].ops == 20' "$TMP/crash/result.json"
+check_eq "no container left after a crash" "$before" "$(ours)"
+
+# Ctrl-C: 130, what ran is kept, no container left.
+AOPS_SLEEP_US=300000 "$HARNESS" --runtime docker --containers 3 --workloads sleep --out "$TMP/int" --quiet >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 100); do
+    [ "$(docker ps -q --filter "label=aops.run=$pid@$(hostname)" | wc -l)" = 3 ] && break
+    sleep 0.2
+done
+sleep 1.5
+kill -INT $pid
+wait $pid
+check_eq "SIGINT exits 130" 130 "$?"
+check "SIGINT: partial figures, invalid" jq -e '.valid == false and .totals.ops > 0 and (.invalid_reasons | any(test("interrupted")))' "$TMP/int/result.json"
+check_eq "SIGINT: no container left" "$before" "$(ours)"
+check "SIGINT: no run directory left in /dev/shm" test ! -e "/dev/shm/aops-$pid"
+
+# A coordinator killed outright leaves its containers; the next run removes them.
+AOPS_SLEEP_US=500000 "$HARNESS" --runtime docker --containers 2 --workloads sleep --out "$TMP/dead" --quiet >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 100); do
+    [ "$(docker ps -q --filter "label=aops.run=$pid@$(hostname)" | wc -l)" = 2 ] && break
+    sleep 0.2
+done
+kill -9 $pid
+wait $pid 2>/dev/null
+check "the killed coordinator's containers are there" test "$(docker ps -aq --filter "label=aops.run=$pid@$(hostname)" | wc -l)" -ge 1
+"$HARNESS" --runtime docker --containers 1 --workloads sleep --out "$TMP/next" --quiet >/dev/null 2>&1
+check_eq "stale containers removed by the next run" 0 "$(docker ps -aq --filter "label=aops.run=$pid@$(hostname)" | wc -l)"
+check "stale run directory removed by the next run" test ! -e "/dev/shm/aops-$pid"
+
+# Bad input: a clear line, nothing started.
+err=$("$HARNESS" --runtime docker --image aops-no-such-image:x --containers 1 --workloads sleep --out "$TMP/bad" 2>&1 >/dev/null)
+check_contains "a missing image is named, with how to build one" "no such image" "$err"
+err=$("$HARNESS" --runtime docker --docker-host /nonexistent.sock --containers 1 --workloads sleep --out "$TMP/bad2" 2>&1 >/dev/null)
+check_contains "an engine that is not there is said so" "cannot reach the Docker engine at /nonexistent.sock" "$err"
+check_eq "and no container was made" "$before" "$(ours)"
+finish

@@ -1,0 +1,355 @@
+/* test_merge.c -- `harness merge` on two hand-made shards whose figures are
+ * worked out by hand: AOPS over the common release to the last completion,
+ * per-core over both hosts' cores, latency from the added histograms (the
+ * p95 a max-of-percentiles merge would get wrong), counters and classes
+ * summed, windows and per-second completions lined up in absolute time;
+ * then the rules: missing and duplicated shards, clock offsets (warn above
+ * 100 ms, invalid above 1 s), different configs, versions and start times,
+ * an invalid shard, power only when every machine has it. Also the
+ * histogram JSON round trip and --start-at's time formats. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../common/json.h"
+#include "../../common/walltime.h"
+#include "../../coordinator/hist.h"
+#include "../../coordinator/histjson.h"
+#include "../../coordinator/merge.h"
+#include "unit.h"
+
+#define T0 1000000000000000000LL /* the common --start-at, epoch ns */
+#define MS 1000000ULL
+
+static int has(const json_t *arr, const char *needle) {
+    size_t i;
+    json_t *v;
+    json_array_foreach(arr, i, v) if (strstr(json_string_value(v), needle)) return 1;
+    return 0;
+}
+
+/* n1 values of v1 ns and n2 of v2 ns. */
+static json_t *hist_of(uint64_t n1, uint64_t v1, uint64_t n2, uint64_t v2) {
+    struct hist h;
+    hist_init(&h);
+    for (uint64_t i = 0; i < n1; i++)
+        hist_add(&h, v1);
+    for (uint64_t i = 0; i < n2; i++)
+        hist_add(&h, v2);
+    return hist_to_json(&h);
+}
+
+struct spec {
+    unsigned index;
+    const char *host, *boot;
+    int64_t rel_ns; /* released at */
+    double wall;
+    int cores;
+    double watts; /* NAN: no power reading */
+    double offset;
+    uint64_t ops, bytes;
+    json_t *lat, *ttfb; /* histograms (taken) */
+    double win_start, win_end;
+    json_int_t rate_start;
+    json_t *rate; /* counts (taken) */
+};
+
+/* A shard of 2 with one s3 workload: all its operations of class 1MiB. */
+static json_t *shard(const struct spec *s) {
+    json_t *empty = hist_of(0, 0, 0, 0);
+    json_t *r = json_pack(
+        "{s:i, s:b, s:[], s:[], s:{s:i, s:s}, s:{s:s, s:s, s:i, s:i, s:i, s:I, s:s, s:s, s:[]},"
+        " s:{s:I, s:i, s:I, s:f, s:f}}",
+        "schema_version", 1, "valid", 1, "invalid_reasons", "warnings", "config", "containers", 1,
+        "profile", "tiny", "system", "cpu_vendor", "AuthenticAMD", "cpu_model", "EPYC", "sockets",
+        1, "physical_cores", s->cores, "logical_cpus", 2 * s->cores, "memory_bytes",
+        (json_int_t)1 << 30, "kernel", "6.1", "harness_version", "v1", "disks", "totals", "ops",
+        (json_int_t)s->ops, "errors", 0, "expected_ops", (json_int_t)s->ops, "wall_seconds",
+        s->wall, "aops", (double)s->ops / s->wall);
+    json_object_set_new(
+        r, "workloads",
+        json_pack(
+            "{s:{s:I, s:i, s:I, s:{s:{s:I, s:i, s:I}, s:{s:i, s:i, s:i}, s:{s:i, s:i, s:i}}}}",
+            "s3", "ops", (json_int_t)s->ops, "errors", 0, "bytes", (json_int_t)s->bytes, "classes",
+            "1MiB", "ops", (json_int_t)s->ops, "errors", 0, "bytes", (json_int_t)s->bytes, "10MiB",
+            "ops", 0, "errors", 0, "bytes", 0, "50MiB", "ops", 0, "errors", 0, "bytes", 0));
+    json_object_set_new(r, "histograms",
+                        json_pack("{s:{s:s, s:i, s:i}, s:{s:{s:O, s:o, s:{s:O, s:O, s:O}}}}",
+                                  "format", "unit", "ns", "sub_bits", HIST_SUB_BITS, "buckets",
+                                  HIST_BUCKETS, "workloads", "s3", "latency_ms", s->lat, "ttfb_ms",
+                                  s->ttfb, "classes", "1MiB", s->lat, "10MiB", empty, "50MiB",
+                                  empty));
+    json_decref(s->lat);
+    json_decref(empty);
+    json_object_set_new(r, "containers",
+                        json_pack("[{s:i, s:I}]", "id", (int)s->index, "ops", (json_int_t)s->ops));
+    json_object_set_new(
+        r, "windows", json_pack("{s:{s:f, s:f}}", "s3", "start", s->win_start, "end", s->win_end));
+    json_object_set_new(
+        r, "telemetry",
+        json_pack("{s:{s:f, s:f}, s:{s:f}, s:{s:f}, s:o, s:o}", "cpu_util", "mean", 50.0, "peak",
+                  90.0, "read_Bps", "mean", 1000.0, "read_iops", "mean", 10.0, "power",
+                  isnan(s->watts) ? json_null() : json_pack("{s:f}", "mean_w", s->watts),
+                  "power_unavailable_reason",
+                  isnan(s->watts) ? json_string("no RAPL here") : json_null()));
+    json_object_set_new(r, "ops_per_second",
+                        json_pack("{s:I, s:o}", "start", s->rate_start, "counts", s->rate));
+    json_object_set_new(r, "shard",
+                        json_pack("{s:i, s:i, s:i, s:s, s:s, s:s, s:I, s:I, s:{s:f, s:f}, s:s}",
+                                  "index", (int)s->index, "count", 2, "containers", 1, "host",
+                                  s->host, "boot_id", s->boot, "start_at", "T", "start_at_ns",
+                                  (json_int_t)T0, "released_at_ns", (json_int_t)s->rel_ns, "clock",
+                                  "offset_s", s->offset, "uncertainty_s", 0.002, "config_hash",
+                                  "fnv1a64:1"));
+    return r;
+}
+
+/* Shard A: 100 GETs, 90 of 1 ms and 10 of 10 ms, released at T, 10 s.
+ * Shard B: 150 GETs of 2 ms, released 1 ms after T, 12.5 s. */
+static json_t *shard_a(void) {
+    struct spec a = {0,
+                     "a",
+                     "boot-a",
+                     T0,
+                     10.0,
+                     2,
+                     50.0,
+                     0.010,
+                     100,
+                     1000,
+                     hist_of(90, 1 * MS, 10, 10 * MS),
+                     hist_of(100, MS / 2, 0, 0),
+                     0.1,
+                     10.0,
+                     1000000000,
+                     json_pack("[i, i]", 40, 60)};
+    return shard(&a);
+}
+static json_t *shard_b(void) {
+    struct spec b = {1,
+                     "b",
+                     "boot-b",
+                     T0 + 1000000,
+                     12.5,
+                     4,
+                     NAN,
+                     0.060,
+                     150,
+                     3000,
+                     hist_of(150, 2 * MS, 0, 0),
+                     hist_of(150, 7 * MS / 10, 0, 0),
+                     0.05,
+                     12.5,
+                     1000000000,
+                     json_pack("[i, i, i]", 50, 50, 50)};
+    return shard(&b);
+}
+
+static json_t *merge2(json_t *a, json_t *b) {
+    json_t *in[] = {a, b};
+    const char *names[] = {"A", "B"};
+    json_t *m = merge_results(in, names, b ? 2 : 1);
+    json_decref(a);
+    json_decref(b);
+    return m;
+}
+
+/* The midpoint of the bucket holding v, as a percentile reports it. */
+static double bucket_mid_ms(uint64_t v) {
+    uint64_t lo, hi;
+    hist_bucket_range(hist_bucket(v), &lo, &hi);
+    return (double)(lo + (hi - lo) / 2) / 1e6;
+}
+
+static int near(double a, double b) {
+    return fabs(a - b) <= 1e-9 * (fabs(b) > 1 ? fabs(b) : 1);
+}
+
+static void test_arithmetic(void) {
+    json_t *m = merge2(shard_a(), shard_b());
+    CHECKF(json_is_true(json_object_get(m, "valid")), "two good shards merge valid: %s",
+           jstr(m, "invalid_reasons.0"));
+    CHECK(jnum(m, "totals.ops") == 250);
+    /* From the earliest release (T) to the last completion (T + 1 ms + 12.5 s). */
+    CHECKF(near(jnum(m, "totals.wall_seconds"), 12.501), "wall %.9f",
+           jnum(m, "totals.wall_seconds"));
+    CHECKF(near(jnum(m, "totals.aops"), 250 / 12.501), "aops %.9f", jnum(m, "totals.aops"));
+    CHECKF(near(jnum(m, "totals.aops_per_core"), 250 / 12.501 / 6), "2 + 4 cores");
+    CHECK(jnum(m, "system.physical_cores") == 6);
+    CHECK(jnum(m, "system.hosts") == 2);
+    /* Power: shard b has none, so no sum, and the reason names it. */
+    CHECK(json_is_null(jget(m, "telemetry.power")));
+    CHECK(json_is_null(jget(m, "totals.aops_per_watt")));
+    CHECKF(jstr(m, "telemetry.power_unavailable_reason") &&
+               strstr(jstr(m, "telemetry.power_unavailable_reason"), "shard 1 (b): no RAPL here"),
+           "reason: %s", jstr(m, "telemetry.power_unavailable_reason"));
+
+    /* Latency from the added histograms: 90 x 1 ms, 150 x 2 ms, 10 x 10 ms.
+     * The 238th of 250 values (p95) is 2 ms; a max of the shards' p95s
+     * would say 10 ms (shard a's). */
+    CHECKF(near(jnum(m, "workloads.s3.latency_ms.mean"), (90 * 1 + 150 * 2 + 10 * 10) / 250.0),
+           "mean %.9f", jnum(m, "workloads.s3.latency_ms.mean"));
+    CHECKF(near(jnum(m, "workloads.s3.latency_ms.p50"), bucket_mid_ms(2 * MS)), "p50 %.6f",
+           jnum(m, "workloads.s3.latency_ms.p50"));
+    CHECKF(near(jnum(m, "workloads.s3.latency_ms.p95"), bucket_mid_ms(2 * MS)), "p95 %.6f",
+           jnum(m, "workloads.s3.latency_ms.p95"));
+    CHECKF(near(jnum(m, "workloads.s3.latency_ms.p99"), 10.0), "p99 %.6f (the max clamps it)",
+           jnum(m, "workloads.s3.latency_ms.p99"));
+    CHECK(near(jnum(m, "workloads.s3.latency_ms.max"), 10.0));
+    /* The declared extra histogram and counter, and the classes. */
+    CHECKF(near(jnum(m, "workloads.s3.ttfb_ms.mean"), (100 * 0.5 + 150 * 0.7) / 250),
+           "ttfb mean %.9f", jnum(m, "workloads.s3.ttfb_ms.mean"));
+    CHECK(jnum(m, "workloads.s3.bytes") == 4000);
+    CHECK(jnum(m, "workloads.s3.classes.1MiB.ops") == 250);
+    CHECK(jnum(m, "workloads.s3.classes.1MiB.bytes") == 4000);
+    CHECK(near(jnum(m, "workloads.s3.classes.1MiB.latency_ms.mean"), 1.96));
+    CHECK(json_is_null(jget(m, "workloads.s3.classes.50MiB.latency_ms.p50")));
+    CHECK(jnum(m, "histograms.workloads.s3.latency_ms.count") == 250);
+
+    /* Windows in absolute time: a starts at T + 0.1, b at T + 0.001 + 0.05. */
+    CHECKF(near(jnum(m, "windows.s3.start"), 0.051), "window start %.9f",
+           jnum(m, "windows.s3.start"));
+    CHECK(near(jnum(m, "windows.s3.end"), 12.501));
+    /* Completions per second, lined up: [40, 60] + [50, 50, 50]. */
+    CHECK(jnum(m, "ops_per_second.start") == 1000000000);
+    CHECK(jnum(m, "ops_per_second.counts.0") == 90 && jnum(m, "ops_per_second.counts.1") == 110 &&
+          jnum(m, "ops_per_second.counts.2") == 50);
+    /* The per-host table and the fleet's containers. */
+    CHECK(json_array_size(json_object_get(m, "shards")) == 2);
+    CHECK(!strcmp(jstr(m, "shards.1.host"), "b") && jnum(m, "shards.1.ops") == 150);
+    CHECK(near(jnum(m, "shards.1.clock_offset_s"), 0.06));
+    CHECK(json_array_size(json_object_get(m, "containers")) == 2 &&
+          jnum(m, "containers.1.shard") == 1);
+    CHECK(jnum(m, "config.containers") == 2 && jnum(m, "config.shards") == 2);
+    CHECK(near(jnum(m, "telemetry.cpu_util.mean"), 50));
+    json_decref(m);
+
+    /* Power on both: summed, and AOPS per watt over the sum. */
+    json_t *b = shard_b();
+    json_object_set_new(json_object_get(b, "telemetry"), "power",
+                        json_pack("{s:f}", "mean_w", 30.0));
+    m = merge2(shard_a(), b);
+    CHECK(near(jnum(m, "telemetry.power.mean_w"), 80));
+    CHECK(near(jnum(m, "totals.aops_per_watt"), 250 / 12.501 / 80));
+    json_decref(m);
+
+    /* Two shards on one machine (one boot id): its cores count once. */
+    b = shard_b();
+    json_object_set_new(json_object_get(b, "shard"), "boot_id", json_string("boot-a"));
+    m = merge2(shard_a(), b);
+    CHECK(jnum(m, "system.hosts") == 1);
+    CHECKF(near(jnum(m, "totals.aops_per_core"), 250 / 12.501 / 2), "cores of one machine");
+    json_decref(m);
+}
+
+static void test_rules(void) {
+    /* A missing shard. */
+    json_t *m = merge2(shard_a(), NULL);
+    CHECK(!json_is_true(json_object_get(m, "valid")));
+    CHECKF(has(json_object_get(m, "invalid_reasons"), "shard 1 of 2 is missing"), "%s",
+           jstr(m, "invalid_reasons.0"));
+    json_decref(m);
+
+    /* A duplicated one: counted once, and said. */
+    json_t *in[] = {shard_a(), shard_a(), shard_b()};
+    const char *names[] = {"A1", "A2", "B"};
+    m = merge_results(in, names, 3);
+    CHECK(has(json_object_get(m, "invalid_reasons"), "shard 0 of 2 appears 2 times (A1 and A2)"));
+    CHECK(jnum(m, "totals.ops") == 250);
+    json_decref(m);
+    for (int i = 0; i < 3; i++)
+        json_decref(in[i]);
+
+    /* Clocks 190 ms apart: a warning; 1.49 s apart: invalid. */
+    json_t *b = shard_b();
+    json_object_set_new(jget(b, "shard.clock"), "offset_s", json_real(0.2));
+    m = merge2(shard_a(), b);
+    CHECK(json_is_true(json_object_get(m, "valid")));
+    CHECKF(has(json_object_get(m, "warnings"), "clock offsets differ by 0.190 s"), "%s",
+           jstr(m, "warnings.0"));
+    json_decref(m);
+    b = shard_b();
+    json_object_set_new(jget(b, "shard.clock"), "offset_s", json_real(1.5));
+    m = merge2(shard_a(), b);
+    CHECK(!json_is_true(json_object_get(m, "valid")));
+    CHECK(has(json_object_get(m, "invalid_reasons"), "clock offsets differ by 1.490 s"));
+    json_decref(m);
+    /* No offset at all: a warning that the start cannot be checked. */
+    b = shard_b();
+    json_object_set_new(jget(b, "shard.clock"), "offset_s", json_null());
+    m = merge2(shard_a(), b);
+    CHECK(has(json_object_get(m, "warnings"), "shard 1 (b) has no clock offset"));
+    json_decref(m);
+
+    /* Different configs, versions, start times. */
+    b = shard_b();
+    json_object_set_new(json_object_get(b, "shard"), "config_hash", json_string("fnv1a64:2"));
+    json_object_set_new(json_object_get(b, "system"), "harness_version", json_string("v2"));
+    json_object_set_new(json_object_get(b, "shard"), "start_at_ns", json_integer(T0 + 5));
+    m = merge2(shard_a(), b);
+    CHECK(has(json_object_get(m, "invalid_reasons"), "config differs"));
+    CHECK(has(json_object_get(m, "invalid_reasons"), "harness versions differ: shard 1 runs v2"));
+    CHECK(has(json_object_get(m, "invalid_reasons"), "different --start-at"));
+    json_decref(m);
+
+    /* An invalid shard (one that missed the start) makes the fleet invalid. */
+    b = shard_b();
+    json_object_set_new(b, "valid", json_false());
+    json_array_append_new(json_object_get(b, "invalid_reasons"),
+                          json_string("missed start by 2.000 s"));
+    m = merge2(shard_a(), b);
+    CHECK(has(json_object_get(m, "invalid_reasons"),
+              "shard 1 (b) is invalid: missed start by 2.000 s"));
+    json_decref(m);
+
+    /* Not a shard; a shard without histograms. */
+    json_t *plain = shard_b();
+    json_object_del(plain, "shard");
+    m = merge2(shard_a(), plain);
+    CHECK(has(json_object_get(m, "invalid_reasons"), "B is not a shard's result"));
+    json_decref(m);
+    b = shard_b();
+    json_object_del(b, "histograms");
+    m = merge2(shard_a(), b);
+    CHECK(has(json_object_get(m, "invalid_reasons"), "carries no usable histogram"));
+    CHECK(json_is_null(jget(m, "workloads.s3.latency_ms.p95")));
+    json_decref(m);
+}
+
+static void test_hist_json(void) {
+    struct hist h, back;
+    hist_init(&h);
+    for (uint64_t v = 1; v < 5000000; v = v * 3 + 7)
+        hist_add(&h, v);
+    json_t *j = hist_to_json(&h);
+    char err[256];
+    CHECK(hist_from_json(j, &back, err, sizeof err) == 0);
+    CHECK(!memcmp(&h, &back, sizeof h));
+    /* Sparse: only the non-empty buckets are written. */
+    CHECK(json_array_size(json_object_get(j, "buckets")) < 40);
+    json_object_set_new(j, "count", json_integer(999));
+    CHECK(hist_from_json(j, &back, err, sizeof err) != 0 && strstr(err, "count says 999"));
+    json_decref(j);
+}
+
+static void test_times(void) {
+    double t;
+    CHECK(wall_parse("1767225600", &t) == 0 && t == 1767225600);
+    CHECK(wall_parse("1767225600.25", &t) == 0 && t == 1767225600.25);
+    CHECK(wall_parse("2026-01-01T00:00:00Z", &t) == 0 && t == 1767225600);
+    CHECK(wall_parse("2026-01-01T01:00:00.5+01:00", &t) == 0 && t == 1767225600.5);
+    CHECK(wall_parse("2026-01-01 00:00:00z", &t) == 0 && t == 1767225600);
+    CHECK(wall_parse("2026-01-01T00:00:00", &t) != 0); /* no offset: not RFC 3339 */
+    CHECK(wall_parse("tomorrow", &t) != 0 && wall_parse("", &t) != 0);
+    char buf[64];
+    wall_format(1767225600.25, buf, sizeof buf);
+    CHECK(!strcmp(buf, "2026-01-01T00:00:00.250Z"));
+}
+
+int main(void) {
+    test_arithmetic();
+    test_rules();
+    test_hist_json();
+    test_times();
+    return unit_done("test_merge");
+}

@@ -1,0 +1,223 @@
+#!/bin/busybox sh
+# tests/vm/guest-v2.sh -- /init of the pure cgroup v2 VM that tests/vm/run-v2.sh boots.
+#
+# Sets the VM up as a systemd-less host is (proc, sysfs, devtmpfs, and only
+# cgroup2 on /sys/fs/cgroup, mounted nsdelegate as OpenRC mounts it; init and
+# its shell in the root cgroup), then checks the harness's cgroup layer with
+# the test-only workloads, as tests/integration/test_coordinator.sh does on
+# the host: only v2 exists; the worker cgroups get memory.max, memory.swap.max
+# = 0 and cpu.max; memhog is OOM-killed and reported from memory.events;
+# SIGINT leaves no worker and no cgroup; a stale cgroup is removed. Then the
+# same from a session cgroup that holds processes, and from a container
+# (cgroup namespace) set up as containers/entrypoint.sh does it.
+#
+# Check lines ("ok: ..." / "FAIL: ...", then "N passed, N failed", as
+# tests/lib.sh) go to the second serial port; the kernel's go to the first.
+# Run with an argument (session, container) it is one of those scenarios,
+# started by the first run inside the cgroup the scenario needs.
+
+H=/opt/aops/harness
+CG=/sys/fs/cgroup
+TALLY=/tmp/tally # one line per check: the scenarios run in child processes
+
+pass() { echo "ok: $*"; echo p >>$TALLY; }
+fail() { echo "FAIL: $*"; echo f >>$TALLY; }
+check() { # check "description" command...
+    what=$1
+    shift
+    if "$@" >/dev/null 2>&1; then pass "$what"; else fail "$what"; fi
+}
+check_eq() { # check_eq "description" expected actual
+    if [ "$2" = "$3" ]; then pass "$1"; else fail "$1: expected '$2', got '$3'"; fi
+}
+check_rc() { # check_rc "description" expected: the last h run's status, its stderr if wrong
+    if [ "$RC" = "$2" ]; then pass "$1"; else fail "$1: expected $2, got $RC: $(head -3 /tmp/h.err)"; fi
+}
+info() { echo "# $*"; }
+
+# The harness in the background so its pid (the cgroups' name) is known.
+h() {
+    "$H" "$@" >/tmp/h.out 2>/tmp/h.err &
+    LASTPID=$!
+    wait $LASTPID
+    RC=$?
+}
+child_pids() { cat /proc/$1/task/*/children 2>/dev/null; }
+alive() { # pids...: how many still run (zombies do not count)
+    n=0
+    for p in "$@"; do
+        [ -e /proc/$p ] && ! grep -q '^State:.*Z' /proc/$p/status 2>/dev/null && n=$((n + 1))
+    done
+    echo $n
+}
+cgs() { find $CG -type d -name "aops-$1-*" | wc -l; } # cgroups of coordinator $1
+wait_joined() { # pid n: until n workers of coordinator pid are in their cgroups (60 s)
+    i=0
+    while [ $i -lt 600 ]; do
+        joined=0
+        for w in $(child_pids $1); do
+            grep -q "aops-$1-" /proc/$w/cgroup 2>/dev/null && joined=$((joined + 1))
+        done
+        [ $joined -ge $2 ] && return 0
+        [ "$(alive $1)" = 0 ] && return 1 # the coordinator gave up
+        sleep 0.1
+        i=$((i + 1))
+    done
+    return 1
+}
+
+# A run with --memory-limit 300M --cpus-per-container 0.5, checked while its
+# two workers wait in their cgroups; $1 names the scenario. Sets DIR to the
+# directory the worker cgroups were made in.
+limits() {
+    AOPS_SLEEP_US=100000 "$H" --containers 2 --workloads sleep --memory-limit 300M \
+        --cpus-per-container 0.5 --out /tmp/lim-$1 --quiet >/tmp/h.out 2>/tmp/h.err &
+    P=$!
+    DIR=
+    if wait_joined $P 2; then
+        DIR=$(dirname "$(find $CG -type d -name "aops-$P-0")")
+        info "$1: coordinator in $(cut -d: -f3 /proc/$P/cgroup), worker cgroups made in $DIR"
+        d=$DIR/aops-$P-1
+        check_eq "$1: memory.max = --memory-limit 300M" $((300 * 1048576)) "$(cat $d/memory.max)"
+        check_eq "$1: memory.swap.max = 0" 0 "$(cat $d/memory.swap.max)"
+        check_eq "$1: cpu.max set by --cpus-per-container 0.5" "50000 100000" "$(cat $d/cpu.max)"
+        kids=$(child_pids $P)
+        ok=0
+        for i in 0 1; do
+            procs=$(cat $DIR/aops-$P-$i/cgroup.procs)
+            [ "$(echo $procs | wc -w)" = 1 ] && echo "$kids" | tr ' ' '\n' | grep -qx "$procs" &&
+                ok=$((ok + 1))
+        done
+        check_eq "$1: each worker cgroup holds exactly its worker" 2 $ok
+    else
+        fail "$1: workers not in their cgroups within 60 s: $(head -3 /tmp/h.err)"
+    fi
+    wait $P
+    RC=$?
+    check_rc "$1: limited run exits 1 (test-only workloads)" 1
+    check_eq "$1: no cgroup left after the run" 0 "$(cgs $P)"
+}
+
+# ---- scenarios run in a child, inside the cgroup they need --------------------------------
+case "${1:-}" in
+session)
+    # A login session's cgroup (as elogind makes them) holding the shell.
+    limits session
+    exit 0 # the caller checks that the scenario got here
+    ;;
+container)
+    # Started in /ctr-1 with new cgroup and mount namespaces: mount cgroup2
+    # again so it shows this cgroup as its root, as a container runtime does.
+    umount $CG && mount -t cgroup2 cgroup2 $CG
+    check_eq "container: own cgroup is the namespace root" "0::/" "$(cat /proc/self/cgroup)"
+    # As is, the root holds this shell, so it cannot hand controllers down.
+    h --containers 1 --workloads sleep --out /tmp/ctr-busy --quiet
+    info "container, root holding processes: exit $RC: $(head -1 /tmp/h.err)"
+    check "container, root holding processes: refused non-zero in one line" \
+        [ "$RC" -ne 0 -a "$(wc -l </tmp/h.err)" -eq 1 ]
+    check_eq "container, root holding processes: no cgroup left" 0 "$(cgs $LASTPID)"
+    # containers/entrypoint.sh moves the container's processes into a leaf first.
+    mkdir -p $CG/init
+    for p in $(cat $CG/cgroup.procs); do echo $p >$CG/init/cgroup.procs 2>/dev/null; done
+    limits container
+    check_eq "container: worker cgroups made beside the leaf, in the namespace root" "$CG" "$DIR"
+    mkdir $CG/aops-999999-0
+    h --containers 1 --workloads sleep --out /tmp/ctr-stale --quiet
+    check "container: stale cgroup in the namespace root removed" [ ! -d $CG/aops-999999-0 ]
+    exit 0
+    ;;
+esac
+
+# ---- PID 1: the VM set up as a systemd-less host ------------------------------------------
+/bin/busybox --install -s /bin
+export PATH=/usr/local/bin:/bin HOME=/
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mount -t tmpfs tmpfs /tmp
+mount -t cgroup2 -o nosuid,nodev,noexec,nsdelegate cgroup2 $CG
+exec >/dev/ttyS1 2>&1
+: >$TALLY
+info "kernel $(uname -r), cmdline: $(cat /proc/cmdline)"
+info "root cgroup.controllers: $(cat $CG/cgroup.controllers)"
+
+# Only v2 exists.
+check_eq "only cgroup2 is mounted (no v1 hierarchy)" "0 1" \
+    "$(grep -c ' - cgroup ' /proc/self/mountinfo) $(grep -c ' - cgroup2 ' /proc/self/mountinfo)"
+mkdir -p /mnt/v1
+check "no v1 memory controller can be mounted (cgroup_no_v1=all)" \
+    sh -c '! mount -t cgroup -o memory cgroup /mnt/v1'
+check_eq "/proc/self/cgroup holds the v2 line only" "0::/" "$(cat /proc/self/cgroup)"
+
+# A plain run from the root cgroup.
+h --containers 4 --cycles 2 --workloads sleep --out /tmp/plain --quiet
+R=/tmp/plain/result.json
+check_rc "plain run exits 1 (test-only workloads are never valid)" 1
+check_eq "plain run: 4 workers x 2 cycles x 20 ops" 160 "$(jq -r .totals.ops $R)"
+check "plain run: each container ran 40 ops, exit 0, not OOM-killed" \
+    jq -e '[.containers[] | select(.ops == 40 and .exit_status == 0 and .oom_killed == false)] | length == 4' $R
+check_eq "plain run: result says cgroup v2, through libcgroup" "cgroup v2 under $CG (libcgroup)" "$(jq -r .config.cgroups $R)"
+check_eq "plain run: no cgroup left" 0 "$(cgs $LASTPID)"
+
+# The limits are in the kernel's files while the workers run.
+limits root
+check "root: memory and cpu enabled in the root's subtree_control" \
+    sh -c "grep -qw memory $CG/cgroup.subtree_control && grep -qw cpu $CG/cgroup.subtree_control"
+
+# The memory limit is real: memhog is OOM-killed by its cgroup, and reported.
+h --containers 2 --workloads memhog --memory-limit 96M --out /tmp/oom --quiet
+R=/tmp/oom/result.json
+check_rc "memhog run exits 1" 1
+check "memhog: both containers reported oom_killed" \
+    jq -e '[.containers[] | select(.oom_killed == true)] | length == 2' $R
+check "memhog: run invalid with the OOM reason" \
+    jq -e '.valid == false and (.invalid_reasons | any(test("OOM-killed")))' $R
+check "memhog: the kernel's memcg OOM killer killed in aops-$LASTPID-*" \
+    sh -c "dmesg | grep -q 'oom_memcg=/aops-$LASTPID-'"
+check_eq "memhog: no cgroup left" 0 "$(cgs $LASTPID)"
+
+# SIGINT: 130, nothing left.
+AOPS_SLEEP_US=300000 "$H" --containers 3 --workloads sleep --out /tmp/int --quiet \
+    >/tmp/h.out 2>/tmp/h.err &
+P=$!
+wait_joined $P 3 || fail "SIGINT: workers not in their cgroups within 60 s"
+W=$(child_pids $P)
+sleep 1.5
+kill -INT $P
+wait $P
+RC=$?
+check_rc "SIGINT exits 130" 130
+check "SIGINT: result written, invalid, interrupted" \
+    jq -e '.valid == false and (.invalid_reasons | any(test("interrupted")))' /tmp/int/result.json
+check_eq "SIGINT: no worker process left (of $(echo $W | wc -w))" 0 "$(alive $W)"
+check_eq "SIGINT: no cgroup left" 0 "$(cgs $P)"
+
+# A stale cgroup of a dead coordinator, beside where the harness makes its
+# own, still holding a task: the next run removes it.
+mkdir $CG/aops-999999-0
+sleep 600 &
+S=$!
+echo $S >$CG/aops-999999-0/cgroup.procs
+h --containers 1 --workloads sleep --out /tmp/stale --quiet
+check_rc "stale: run exits 1" 1
+check "stale: cgroup aops-999999-0 removed by the next run" [ ! -d $CG/aops-999999-0 ]
+check_eq "stale: its leftover task killed" 0 "$(alive $S)"
+
+# From a session cgroup holding processes (the no-internal-processes rule).
+mkdir $CG/session-1
+sh -c "echo \$\$ >$CG/session-1/cgroup.procs && exec /init session"
+check_eq "session: scenario ran to its end" 0 $?
+rmdir $CG/session-1
+
+# From a container: cgroup and mount namespaces rooted at /ctr-1 (util-linux
+# unshare by its path: busybox's applet would win otherwise, and has no -C).
+mkdir $CG/ctr-1
+sh -c "echo \$\$ >$CG/ctr-1/cgroup.procs && exec /usr/local/bin/unshare -C -m /init container"
+check_eq "container: scenario ran to its end" 0 $?
+rmdir $CG/ctr-1/init $CG/ctr-1 2>/dev/null
+check "container: nothing left of /ctr-1" [ ! -d $CG/ctr-1 ]
+
+info "guest time $(cut -d' ' -f1 /proc/uptime) s since boot"
+echo "$(grep -c p $TALLY) passed, $(grep -c f $TALLY) failed"
+sync
+poweroff -f
