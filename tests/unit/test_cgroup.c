@@ -64,7 +64,9 @@ int main(void) {
     /* v1, a fresh mount of the whole hierarchy elsewhere: libcgroup takes
      * the first mount of a controller (the container's read-only one), so
      * that is where worker cgroups would go -- a fresh mount must replace
-     * the container's in place (next case, as containers/entrypoint.sh). */
+     * the container's in place (next case). containers/entrypoint.sh keeps
+     * the container's own mounts and only remounts them read-write (a bind
+     * remount: the docker-v1-hostns case above, root stripped). */
     mode = probe("docker-v1-fresh-mount", mem, cpu);
     CHECK(mode == CG_V1);
     CHECKF(!strcmp(mem, "/sys/fs/cgroup/memory"), "%s", mem);
