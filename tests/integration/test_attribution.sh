@@ -18,6 +18,9 @@ N=2
 num_ok() { awk -v x="$1" 'BEGIN { exit !(x == x + 0) }'; } # a number, not null
 
 # ---- 1. the stack ------------------------------------------------------------------------------
+# A fresh clone has no corpus: fetch the tiny one (idempotent, locked) first.
+"$HARNESS" corpus fetch --profile tiny >"$TMP/fetch.log" 2>&1 ||
+    { fail "corpus fetch --profile tiny: $(tail -3 "$TMP/fetch.log")"; finish; }
 "$HARNESS" prepare --containers $N --profile tiny >"$TMP/prep.log" 2>&1 ||
     { fail "prepare: $(tail -3 "$TMP/prep.log")"; finish; }
 R=$TMP/run

@@ -24,12 +24,14 @@ if ! docker image inspect "$IMAGE" >/dev/null 2>&1; then
     fail "image $IMAGE is missing: scripts/docker images (make setup) builds it"
     finish
 fi
-ours() { docker ps -aq --filter label=aops.harness=1 | wc -l; }
-before=$(ours)
+# Containers this test made and left: those not there before it started (stale
+# ones of an earlier killed run may be there, and the first run removes them).
+docker ps -aq --no-trunc --filter label=aops.harness=1 | sort >"$TMP/before"
+ours() { docker ps -aq --no-trunc --filter label=aops.harness=1 | sort | comm -13 "$TMP/before" - | wc -l; }
 
 # A valid tiny run, every worker a container.
-"$HARNESS" prepare --containers 3 --profile tiny >/dev/null 2>&1 || fail "prepare --profile tiny"
 "$HARNESS" corpus fetch --profile tiny >/dev/null 2>&1 || fail "corpus fetch --profile tiny"
+"$HARNESS" prepare --containers 3 --profile tiny >/dev/null 2>&1 || fail "prepare --profile tiny"
 "$HARNESS" --runtime docker --containers 3 --profile tiny --out "$TMP/run" --quiet >"$TMP/run.log" 2>&1
 rc=$?
 R=$TMP/run/result.json
@@ -38,7 +40,7 @@ check "valid" jq -e '.valid == true' "$R"
 check_eq "3 x 1,340 operations" 4020 "$(jq -r .totals.ops "$R")"
 check_eq "config.runtime" docker "$(jq -r .config.runtime "$R")"
 check "each container has its runtime id and exited 0" jq -e '[.containers[] | select((.runtime_id | length) == 64 and .exit_status == 0 and .oom_killed == false and .ops == 1340)] | length == 3' "$R"
-check_eq "no container left after a run" "$before" "$(ours)"
+check_eq "no container left after a run" 0 "$(ours)"
 check "attribution: the workers' CPU read from the containers' common cgroup" \
     jq -e '.attribution.run.workers.cpu_s > 0 and (.attribution_sources.workers | test("aops-[0-9]+-docker"))' "$R"
 check "and that cgroup removed after the run" bash -c "! ls -d /sys/fs/cgroup/*/aops-*-docker /sys/fs/cgroup/aops-*-docker 2>/dev/null | grep -q ."
@@ -71,7 +73,7 @@ else
     fail "the running workers' containers were never seen"
 fi
 wait $pid
-check_eq "no container left after a limited run" "$before" "$(ours)"
+check_eq "no container left after a limited run" 0 "$(ours)"
 
 # The memory limit is real: memhog gets OOM-killed, and the engine says so.
 "$HARNESS" --runtime docker --containers 2 --workloads memhog --memory-limit 96M --out "$TMP/oom" --quiet >/dev/null 2>&1
@@ -82,7 +84,7 @@ check "OOM named in the reasons" jq -e '.invalid_reasons | any(test("OOM-killed"
 # A crash: its signal, the others go on.
 AOPS_TEST_CRASH_WORKER=1 "$HARNESS" --runtime docker --containers 3 --workloads sleep --out "$TMP/crash" --quiet >/dev/null 2>&1
 check "crash reported with its signal" jq -e '.containers[1].signal == "SIGSEGV" and .containers[0].ops == 20 and .containers[2].ops == 20' "$TMP/crash/result.json"
-check_eq "no container left after a crash" "$before" "$(ours)"
+check_eq "no container left after a crash" 0 "$(ours)"
 
 # Ctrl-C: 130, what ran is kept, no container left.
 AOPS_SLEEP_US=300000 "$HARNESS" --runtime docker --containers 3 --workloads sleep --out "$TMP/int" --quiet >/dev/null 2>&1 &
@@ -96,7 +98,7 @@ kill -INT $pid
 wait $pid
 check_eq "SIGINT exits 130" 130 "$?"
 check "SIGINT: partial figures, invalid" jq -e '.valid == false and .totals.ops > 0 and (.invalid_reasons | any(test("interrupted")))' "$TMP/int/result.json"
-check_eq "SIGINT: no container left" "$before" "$(ours)"
+check_eq "SIGINT: no container left" 0 "$(ours)"
 check "SIGINT: no run directory left in /dev/shm" test ! -e "/dev/shm/aops-$pid"
 
 # A coordinator killed outright leaves its containers; the next run removes them.
@@ -118,5 +120,5 @@ err=$("$HARNESS" --runtime docker --image aops-no-such-image:x --containers 1 --
 check_contains "a missing image is named, with how to build one" "no such image" "$err"
 err=$("$HARNESS" --runtime docker --docker-host /nonexistent.sock --containers 1 --workloads sleep --out "$TMP/bad2" 2>&1 >/dev/null)
 check_contains "an engine that is not there is said so" "cannot reach the Docker engine at /nonexistent.sock" "$err"
-check_eq "and no container was made" "$before" "$(ours)"
+check_eq "and no container was made" 0 "$(ours)"
 finish
