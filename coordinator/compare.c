@@ -420,7 +420,8 @@ static void print_text(const struct run *runs, int n, int priced, const json_t *
 /* ---- HTML ---- */
 
 static void html_row_tagged(struct sbuf *b, int n, const char *name, const char *key,
-                            const double *v, int dec, const struct run *runs) {
+                            const double *v, int dec, const struct run *runs,
+                            struct fig_notes *notes) {
     sb_puts(b, "<tr><td>");
     sb_esc(b, name);
     sb_puts(b, "</td>");
@@ -430,7 +431,12 @@ static void html_row_tagged(struct sbuf *b, int n, const char *name, const char 
          * (price, cost) under derived.N.<name>, so a test can tell them apart. */
         snprintf(k, sizeof k, "%s.%d.%s", strchr(key, '.') ? "runs" : "derived", i, key);
         sb_puts(b, "<td>");
-        sb_num(b, k, v[i], dec);
+        /* A missing figure with the result's reason (no power source...). */
+        const char *why = runs && notes && !isfinite(v[i]) ? compare_null_reason(runs[i].r, key) : NULL;
+        if (why)
+            fig_null_cell(b, notes, k, runs[i].label, why);
+        else
+            sb_num(b, k, v[i], dec);
         sb_puts(b, "</td>");
         if (i == 0)
             continue;
@@ -454,7 +460,7 @@ static void html_row_tagged(struct sbuf *b, int n, const char *name, const char 
 
 static void html_row(struct sbuf *b, int n, const char *name, const char *key,
                      const double *v, int dec) {
-    html_row_tagged(b, n, name, key, v, dec, NULL);
+    html_row_tagged(b, n, name, key, v, dec, NULL, NULL);
 }
 
 /* Rows of each run's AOPS spread over its --repeat runs (none: "–"). */
@@ -539,10 +545,11 @@ static void write_html(const char *path, const struct run *runs, int n, int pric
     }
     sb_puts(&b, "</tr>\n");
     double v[MAX_RUNS];
+    struct fig_notes *head_notes = fig_notes_new("compare-notes");
     for (size_t m = 0; m < sizeof HEAD / sizeof HEAD[0]; m++) {
         for (int j = 0; j < n; j++)
             v[j] = jnum(runs[j].r, HEAD[m].path);
-        html_row_tagged(&b, n, HEAD[m].name, HEAD[m].path, v, HEAD[m].dec, runs);
+        html_row_tagged(&b, n, HEAD[m].name, HEAD[m].path, v, HEAD[m].dec, runs, head_notes);
     }
     html_spread_rows(&b, runs, n);
     if (priced) {
@@ -586,6 +593,7 @@ static void write_html(const char *path, const struct run *runs, int n, int pric
         html_row(&b, n, an[a] + 2, ap[a], v, 6);
     }
     sb_puts(&b, "</table>\n");
+    fig_notes_end(&b, head_notes);
 
     /* The figure set, grouped as the published comparison reads: throughput,
      * latency, then CPU, storage and power per window, then efficiency. */

@@ -94,14 +94,22 @@ static void why_null(const json_t *r, const struct fig *f, const char *win, char
 }
 
 /* Reasons for a "–", each said once with the runs it holds for ("A, B: no
- * power source"). */
-struct notes {
+ * power source"), listed under their table as <ol id=ID>, items ID-<n>. */
+struct fig_notes {
+    char id[32];
     int n;
     char why[MAX_NOTES][600], who[MAX_NOTES][128];
 };
 
+struct fig_notes *fig_notes_new(const char *id) {
+    struct fig_notes *ns = calloc(1, sizeof *ns);
+    if (ns)
+        snprintf(ns->id, sizeof ns->id, "%s", id);
+    return ns;
+}
+
 /* The number of the note giving why, run label added (0: no room). */
-static int note(struct notes *ns, const char *label, const char *why) {
+static int note(struct fig_notes *ns, const char *label, const char *why) {
     int i = 0;
     while (i < ns->n && strcmp(ns->why[i], why))
         i++;
@@ -125,6 +133,51 @@ static int note(struct notes *ns, const char *label, const char *why) {
     return i + 1;
 }
 
+void fig_null_cell(struct sbuf *b, struct fig_notes *ns, const char *key, const char *label,
+                   const char *why) {
+    int m = note(ns, label, why);
+    sb_puts(b, "<span class=\"num\" data-key=\"");
+    sb_esc(b, key);
+    sb_puts(b, "\" data-value=\"null\">–</span>");
+    if (!m)
+        return;
+    sb_printf(b, " <sup class=\"why\"><a href=\"#%s-%d\" title=\"", ns->id, m);
+    sb_esc(b, why);
+    sb_printf(b, "\">%d</a></sup>", m);
+}
+
+void fig_notes_end(struct sbuf *b, struct fig_notes *ns) {
+    if (!ns)
+        return;
+    if (ns->n) {
+        sb_printf(b, "<ol class=\"why\" id=\"%s\">", ns->id);
+        for (int i = 0; i < ns->n; i++) {
+            sb_printf(b, "<li id=\"%s-%d\">", ns->id, i + 1);
+            sb_esc(b, ns->who[i]);
+            sb_puts(b, ": ");
+            sb_esc(b, ns->why[i]);
+            sb_puts(b, "</li>");
+        }
+        sb_puts(b, "</ol>\n");
+    }
+    free(ns);
+}
+
+const char *compare_null_reason(const json_t *r, const char *path) {
+    static const struct {
+        const char *prefix, *why;
+    } W[] = {{"totals.aops_per_watt", "telemetry.power_unavailable_reason"},
+             {"telemetry.power.", "telemetry.power_unavailable_reason"},
+             {"telemetry.cpu_util.", "telemetry.cpu_unavailable_reason"},
+             {"telemetry.read_", "telemetry.disk_unavailable_reason"}};
+    for (size_t i = 0; i < sizeof W / sizeof W[0]; i++)
+        if (!strncmp(path, W[i].prefix, strlen(W[i].prefix))) {
+            const char *why = jstr(r, W[i].why);
+            return why && *why ? why : NULL;
+        }
+    return NULL;
+}
+
 static void cell_text(char *out, size_t len, const struct fig *f, double v) {
     char t[64];
     if (f->bytes && isfinite(v))
@@ -142,7 +195,7 @@ static double ratio(double v, double base) {
 void compare_figs_text(const json_t *const *r, const char *const *labels, int n, FILE *out) {
     const char *win[MAX_WIN];
     size_t nw = windows_of(r, n, win);
-    struct notes *ns = calloc(1, sizeof *ns);
+    struct fig_notes *ns = fig_notes_new("");
     if (!ns)
         return;
     fprintf(out, "per activity window (mean and peak; ratios against %s)\n", labels[0]);
@@ -183,7 +236,7 @@ void compare_figs_text(const json_t *const *r, const char *const *labels, int n,
 void compare_figs_table(struct sbuf *b, const json_t *const *r, const char *const *labels, int n) {
     const char *win[MAX_WIN];
     size_t nw = windows_of(r, n, win);
-    struct notes *ns = calloc(1, sizeof *ns);
+    struct fig_notes *ns = fig_notes_new("compare-windows-notes");
     if (!ns)
         return;
     sb_printf(b,
@@ -220,20 +273,15 @@ void compare_figs_table(struct sbuf *b, const json_t *const *r, const char *cons
                 double v = jnum(r[i], rows[k].path);
                 snprintf(key, sizeof key, "runs.%d.%s", i, rows[k].path);
                 cell_text(t, sizeof t, f, v);
-                sb_puts(b, "<td><span class=\"num\" data-key=\"");
-                sb_esc(b, key);
-                if (isfinite(v))
+                sb_puts(b, "<td>");
+                if (isfinite(v)) {
+                    sb_puts(b, "<span class=\"num\" data-key=\"");
+                    sb_esc(b, key);
                     sb_printf(b, "\" data-value=\"%s\">%s</span>", fmt_exact(e, sizeof e, v), t);
-                else {
+                } else {
                     char why[600];
                     why_null(r[i], f, rows[k].win, why, sizeof why);
-                    int m = note(ns, labels[i], why);
-                    sb_printf(b,
-                              "\" data-value=\"null\">–</span> <sup class=\"why\"><a "
-                              "href=\"#why-%d\" title=\"",
-                              m);
-                    sb_esc(b, why);
-                    sb_printf(b, "\">%d</a></sup>", m);
+                    fig_null_cell(b, ns, key, labels[i], why);
                 }
                 sb_puts(b, "</td>");
                 if (!i)
@@ -253,23 +301,12 @@ void compare_figs_table(struct sbuf *b, const json_t *const *r, const char *cons
         }
     }
     sb_puts(b, "</table>\n");
-    if (ns->n) {
-        sb_puts(b, "<ol class=\"why\" id=\"compare-windows-notes\">");
-        for (int i = 0; i < ns->n; i++) {
-            sb_printf(b, "<li id=\"why-%d\">", i + 1);
-            sb_esc(b, ns->who[i]);
-            sb_puts(b, ": ");
-            sb_esc(b, ns->why[i]);
-            sb_puts(b, "</li>");
-        }
-        sb_puts(b, "</ol>\n");
-    }
-    free(ns);
+    fig_notes_end(b, ns);
 }
 
 void compare_unavailable(struct sbuf *b, const char *id, const char *what, const json_t *const *r,
                          const char *const *labels, int n, const char *why_path) {
-    struct notes *ns = calloc(1, sizeof *ns);
+    struct fig_notes *ns = fig_notes_new("");
     if (!ns)
         return;
     for (int i = 0; i < n; i++) {

@@ -19,6 +19,20 @@
 
 #include "report_html.h"
 
+/* Notes saying why a figure is "–": each reason once with the runs it
+ * holds for, as <ol id=ID> under a table; a cell links to its item. */
+struct fig_notes;
+struct fig_notes *fig_notes_new(const char *id);
+/* A null figure's cell content: "–" (data-key KEY, data-value null) and the
+ * number of the note why, for the run labelled label. */
+void fig_null_cell(struct sbuf *b, struct fig_notes *ns, const char *key, const char *label,
+                   const char *why);
+/* The list, and free ns. */
+void fig_notes_end(struct sbuf *b, struct fig_notes *ns);
+/* The result's own words for a null at a headline path (AOPS per watt and
+ * power: telemetry.power_unavailable_reason...), or NULL. */
+const char *compare_null_reason(const json_t *r, const char *path);
+
 /* The per-window rows as text (labels: "A", "B"...). */
 void compare_figs_text(const json_t *const *r, const char *const *labels, int n, FILE *f);
 

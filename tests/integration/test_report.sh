@@ -339,6 +339,8 @@ check "no power here: the power chart is the reason in words" has_id "$TC" compa
 check "and so is AOPS per watt" has_id "$TC" compare-aops-per-watt-unavailable
 check_eq "a power cell is null on the page" null "$(value "$TC" runs.1.windows.db.power_w.peak)"
 check "with the reason as a note" grep -qF "$why" "$TMP/tiny.html.dom"
+check_eq "the headline's AOPS per watt is null too" null "$(value "$TC" runs.0.totals.aops_per_watt)"
+check "with the same reason as a note under its table" has_id "$TC" compare-notes-1
 check_contains "stdout: the reason once for both runs" "[1] A, B: $why" "$(cat "$TMP/tiny.txt")"
 shot "$TMP/tiny.html" "$ART/compare-tiny.png"
 
