@@ -40,7 +40,10 @@ void svg_group_bars(struct sbuf *b, const char *id, const char *title, const cha
                   W / 2, H / 2);
         return;
     }
-    double top = chart_y_axis(b, ymax > 0 ? ymax * 1.08 : 1, unit);
+    /* Percent of the machine stops at 100: the headroom for the values over
+     * the bars would make it 150. */
+    int pct = unit && !strcmp(unit, "%") && ymax <= 100;
+    double top = chart_y_axis(b, pct ? 100 : ymax > 0 ? ymax * 1.08 : 1, unit);
     double slot = (double)(W - ML - MR) / (double)g->ng, inner = slot * 0.8;
     double bw = inner / (double)g->ns;
     /* Values over the bars only where they fit and no peak tick sits there. */
