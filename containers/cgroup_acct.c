@@ -211,6 +211,22 @@ int cgacct_attach_self(const struct cg_acct *a, unsigned i) {
     return write_pid(a->dir[i], a->kind == 2 ? "cgroup.procs" : "tasks", getpid());
 }
 
+struct cg_acct *cgacct_existing(const char *cgpath, const char *what, char *err, size_t errlen) {
+    struct cg_acct *a = calloc(1, sizeof *a);
+    if (!a) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    int v = cgstat_resolve("/", cgpath, a->parent, sizeof a->parent, err, errlen);
+    if (v < 0) {
+        free(a);
+        return NULL;
+    }
+    a->kind = 0; /* not ours: never removed */
+    snprintf(a->desc, sizeof a->desc, "cgroup%s %s (%s)", v == 2 ? "2" : " v1", a->parent, what);
+    return a;
+}
+
 int cgacct_read(const struct cg_acct *a, struct cpu_time *out, char *why, size_t whylen) {
     if (a->parent[0])
         return cgstat_read_dir(a->parent, out, why, whylen) < 0 ? -1 : 0;

@@ -29,6 +29,12 @@ struct cg_acct;
 struct cg_acct *cgacct_create(const struct cgroups *cg, unsigned run, unsigned n, char *err,
                               size_t errlen);
 
+/* All workers' CPU read from one cgroup that something else made (the
+ * docker runtime's containers all sit below one cgroup parent): its path in
+ * its hierarchy ("/aops-12-docker"). Nothing is made or removed here. NULL
+ * with err set when no hierarchy has it. */
+struct cg_acct *cgacct_existing(const char *cgpath, const char *what, char *err, size_t errlen);
+
 /* In the forked worker, after cgroups_attach_self. 0 or -1 (errno). */
 int cgacct_attach_self(const struct cg_acct *a, unsigned i);
 

@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../containers/docker.h"
 #include "../common/json.h"
 #include "../workloads/workload.h"
 #include "attrib.h"
@@ -136,6 +137,42 @@ static void open_counters(struct attrib *a, struct comp *c, enum pc_target targe
         snprintf(c->pc_why, sizeof c->pc_why, "%s", err);
 }
 
+/* Under --runtime docker, a server the workload could not find on this host
+ * may be a container of the same engine (the compose demo's): found by
+ * name, its main process then stands for it. 0 with *pid, or -1. */
+static int server_container(const struct config *cfg, const char *name, pid_t *pid,
+                            char *source, size_t len) {
+    char err[512], sock[600], path[256];
+    snprintf(sock, sizeof sock, "%s",
+             strncmp(cfg->docker_host, "unix://", 7) ? cfg->docker_host : cfg->docker_host + 7);
+    struct docker *d = docker_open(sock, err, sizeof err);
+    if (!d)
+        return -1;
+    /* filters={"name":["<name>"],"status":["running"]} */
+    snprintf(path, sizeof path,
+             "/containers/json?filters=%%7B%%22name%%22%%3A%%5B%%22%s%%22%%5D%%2C%%22status%%22%%3A"
+             "%%5B%%22running%%22%%5D%%7D",
+             name);
+    json_t *list = NULL;
+    int rc = -1;
+    if (docker_request(d, "GET", path, NULL, &list, err, sizeof err) == 200 &&
+        json_array_size(list) > 0) {
+        const char *id = json_string_value(json_object_get(json_array_get(list, 0), "Id"));
+        json_t *st = id ? docker_inspect(d, id, err, sizeof err) : NULL;
+        json_int_t p = json_integer_value(json_object_get(json_object_get(st, "State"), "Pid"));
+        const char *cname = json_string_value(json_object_get(st, "Name"));
+        if (p > 0) {
+            *pid = (pid_t)p;
+            snprintf(source, len, "docker container %s (pid %d)", cname ? cname : id, (int)p);
+            rc = 0;
+        }
+        json_decref(st);
+    }
+    json_decref(list);
+    docker_close(d);
+    return rc;
+}
+
 /* One server: a command-line override, else the workload's own finding. */
 static void add_server(struct attrib *a, const struct workload *w) {
     for (unsigned i = 0; i < a->ncomp; i++)
@@ -165,7 +202,11 @@ static void add_server(struct attrib *a, const struct workload *w) {
         snprintf(c->why, sizeof c->why,
                  "not located: pass --server-cgroup %s=PATH or --server-pid %s=PID", nm, nm);
     } else if (w->server_locate(a->cfg, &ws) != 0) {
-        snprintf(c->why, sizeof c->why, "%s", ws.unavailable);
+        if (a->cfg->runtime == RUNTIME_DOCKER &&
+            server_container(a->cfg, nm, &c->pid, c->source, sizeof c->source) == 0)
+            c->kind = K_PID;
+        else
+            snprintf(c->why, sizeof c->why, "%s", ws.unavailable);
     } else if (ws.cgroup[0]) {
         c->kind = K_CGROUP;
         snprintf(c->dir, sizeof c->dir, "%s", ws.cgroup);

@@ -233,9 +233,13 @@ static int coord_setup(struct coord *c, const struct config *cfg) {
         return EXIT_INVALID;
     }
     /* Where the workers' CPU time is read (attribution), made before they start. */
-    char acct_why[512] = "--runtime docker: the workers' container cgroups are not read yet";
+    char acct_why[512] = "--runtime docker: the engine's cgroup driver is not cgroupfs (no common "
+                         "parent for the containers)";
     if (cfg->runtime == RUNTIME_CGROUP)
         c->r.acct = cgacct_create(c->r.cg, (unsigned)getpid(), cfg->n, acct_why, sizeof acct_why);
+    else if (runtime_cgroup_parent(c->rt))
+        c->r.acct = cgacct_existing(runtime_cgroup_parent(c->rt), "the run's containers", acct_why,
+                                    sizeof acct_why);
 
     sigset_t mask;
     sigemptyset(&mask);

@@ -228,6 +228,10 @@ const char *runtime_describe(const struct runtime *rt) {
     return rt ? rt->ops->describe(rt) : NULL;
 }
 
+const char *runtime_cgroup_parent(const struct runtime *rt) {
+    return rt && rt->ops->cgroup_parent ? rt->ops->cgroup_parent(rt) : NULL;
+}
+
 void runtime_free(struct runtime *rt) {
     if (rt)
         rt->ops->destroy(rt);

@@ -58,6 +58,11 @@ void runtime_wait_all(struct runtime *rt, struct worker_end *we, unsigned n, int
 /* "cgroup v1 memory,cpu at ...", "docker 20.10.24 image aops-harness:local"; NULL none. */
 const char *runtime_describe(const struct runtime *rt);
 
+/* The cgroup (a path in its hierarchy) all of the run's workers are below,
+ * when the runtime made one for them (docker: the containers' parent); NULL
+ * otherwise. */
+const char *runtime_cgroup_parent(const struct runtime *rt);
+
 /* Remove every cgroup / container of the run, unmap the slots. */
 void runtime_free(struct runtime *rt);
 

@@ -46,6 +46,7 @@ struct rt_docker {
     char label[192]; /* aops.run=<pid>@<host> */
     char host[128];
     char describe[512];
+    char cgparent[64]; /* every container's cgroup parent, "" when the engine's own */
     int ready_rd, release_wr;
     size_t shm_len;
     int64_t last_poll;
@@ -63,6 +64,31 @@ static int socket_path(const char *host, char *out, size_t len, char *err, size_
     }
     snprintf(out, len, "%s", host);
     return 0;
+}
+
+/* mkdir (make) or rmdir (!make) cgpath in every cgroup hierarchy mounted:
+ * the containers' common parent, made before the engine puts them there and
+ * removed after, as the engine's cgroupfs driver leaves parents behind. */
+static void cgparent_dirs(const char *cgpath, int make) {
+    FILE *f = fopen("/proc/self/mountinfo", "r");
+    char line[2048];
+    while (f && fgets(line, sizeof line, f)) {
+        char root[512], mnt[512], fstype[32] = "";
+        char *dash = strstr(line, " - ");
+        if (!dash || sscanf(line, "%*s %*s %*s %511s %511s", root, mnt) != 2 ||
+            sscanf(dash + 3, "%31s", fstype) != 1 ||
+            (strcmp(fstype, "cgroup") && strcmp(fstype, "cgroup2")) || strcmp(root, "/"))
+            continue;
+        char dir[1100];
+        snprintf(dir, sizeof dir, "%s%s", mnt, cgpath);
+        if (make)
+            mkdir(dir, 0755);
+        else
+            for (int i = 0; i < 50 && rmdir(dir) != 0 && errno == EBUSY; i++)
+                usleep(20000); /* the engine still tearing a container's cgroup down */
+    }
+    if (f)
+        fclose(f);
 }
 
 /* 1 when pid is a coordinator still running (a harness process). */
@@ -116,6 +142,8 @@ static void remove_stale(struct rt_docker *rt) {
             continue;
         snprintf(dir, sizeof dir, "/dev/shm/%s", e->d_name);
         remove_run_dir(dir);
+        snprintf(dir, sizeof dir, "/aops-%d-docker", p);
+        cgparent_dirs(dir, 0);
     }
     if (shm)
         closedir(shm);
@@ -174,6 +202,16 @@ static struct runtime *dk_create(struct run_ctx *r, int *ready_rd, int *release_
         goto fail;
     }
     remove_stale(rt);
+    /* One cgroup parent for the run's containers, so their CPU reads as one
+     * directory (attribution); the cgroupfs driver takes a path, systemd's a
+     * slice, which is left to the engine's default. */
+    json_t *info = NULL;
+    if (docker_request(rt->d, "GET", "/info", NULL, &info, err, errlen) == 200 &&
+        !strcmp(json_string_value(json_object_get(info, "CgroupDriver")) ?: "", "cgroupfs")) {
+        snprintf(rt->cgparent, sizeof rt->cgparent, "/aops-%d-docker", (int)getpid());
+        cgparent_dirs(rt->cgparent, 1);
+    }
+    json_decref(info);
 
     snprintf(rt->dir, sizeof rt->dir, "/dev/shm/aops-%d", (int)getpid());
     if (mkdir(rt->dir, 0700) != 0 && errno != EEXIST) {
@@ -268,6 +306,8 @@ static json_t *spec(struct rt_docker *rt, unsigned i, const char *exe) {
     if (cfg->cpus_per_container > 0)
         json_object_set_new(host, "NanoCpus",
                             json_integer((json_int_t)(cfg->cpus_per_container * 1e9)));
+    if (rt->cgparent[0])
+        json_object_set_new(host, "CgroupParent", json_string(rt->cgparent));
     json_t *labels = json_pack("{s:s, s:s, s:s, s:s, s:s}", "aops.harness", "1", "aops.run",
                                strchr(rt->label, '=') + 1, "aops.host", rt->host, "aops.pid", "",
                                "aops.worker", "");
@@ -397,6 +437,11 @@ static const char *dk_describe(const struct runtime *base) {
     return ((const struct rt_docker *)base)->describe;
 }
 
+static const char *dk_cgroup_parent(const struct runtime *base) {
+    const struct rt_docker *rt = (const struct rt_docker *)base;
+    return rt->cgparent[0] ? rt->cgparent : NULL;
+}
+
 static void dk_destroy(struct runtime *base) {
     struct rt_docker *rt = (struct rt_docker *)base;
     char err[512];
@@ -413,6 +458,8 @@ static void dk_destroy(struct runtime *base) {
         json_decref(list);
         docker_close(rt->d);
     }
+    if (rt->cgparent[0])
+        cgparent_dirs(rt->cgparent, 0);
     if (rt->ready_rd >= 0)
         close(rt->ready_rd);
     if (rt->release_wr >= 0)
@@ -435,6 +482,7 @@ const struct runtime_ops runtime_docker_ops = {
     .kill = dk_kill,
     .wait_all = dk_wait_all,
     .describe = dk_describe,
+    .cgroup_parent = dk_cgroup_parent,
     .destroy = dk_destroy,
 };
 

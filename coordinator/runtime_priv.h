@@ -16,6 +16,7 @@ struct runtime_ops {
     void (*kill)(struct runtime *rt, struct worker_end *we, unsigned n);
     void (*wait_all)(struct runtime *rt, struct worker_end *we, unsigned n, int ms);
     const char *(*describe)(const struct runtime *rt);
+    const char *(*cgroup_parent)(const struct runtime *rt); /* optional */
     void (*destroy)(struct runtime *rt);
 };
 

@@ -3,11 +3,13 @@
 # of docker-compose.yml (MinIO, MariaDB and the harness, all built from debian:bookworm) on the
 # tiny profile with 2 containers, under a project name of its own. The run must leave a valid
 # result.json with 2 x 1,340 operations in its results folder, with the worker cgroups made
-# inside the harness container; `docker-compose down -v` must leave no container, network or
-# volume of the project. When no engine answers, scripts/docker up starts dockerd and this
+# inside the harness container, and a memhog run in the same service must see its workers
+# OOM-killed (the limit is real); `docker-compose down -v` must leave no container, network
+# or volume of the project. When no engine answers, scripts/docker up starts dockerd and this
 # test stops it again; an engine that cannot start is a failure, never a skip.
 # The images are built by make setup (scripts/docker images); then this takes well under a
-# minute. Cold (nothing built) it builds them itself, mostly MinIO's Go build.
+# minute. Cold (nothing built) it builds them itself: about 20 minutes here, mostly MinIO's Go
+# build, so within make test's per-test timeout only after make setup.
 set -u
 HERE="$(cd "$(dirname "$0")" && pwd)"
 . "$HERE/../lib.sh"
@@ -49,7 +51,7 @@ export AOPS_RESULTS="$TMP/results" AOPS_PROFILE=tiny AOPS_CONTAINERS=$N
 mkdir -p "$AOPS_RESULTS"
 
 t0=$SECONDS
-timeout 900 "${COMPOSE[@]}" up --build --abort-on-container-exit --exit-code-from harness \
+timeout 1800 "${COMPOSE[@]}" up --build --abort-on-container-exit --exit-code-from harness \
     >"$TMP/up.log" 2>&1
 rc=$?
 echo "docker-compose up took $((SECONDS - t0))s"
@@ -80,6 +82,20 @@ if [ "${#results[@]}" -ge 1 ]; then
     else
         pass "no secret in result.json"
     fi
+fi
+
+# The limit is enforced inside the container: memhog workers under a 96 MiB limit are
+# OOM-killed, and the harness says so (an invalid run, exit 1).
+"${COMPOSE[@]}" run --rm --no-deps harness containers/entrypoint.sh --containers 2 \
+    --workloads memhog --memory-limit 96M --out /opt/aops/results/oom --quiet >"$TMP/oom.log" 2>&1
+rc=$?
+check_eq "memhog run exits 1 (invalid)" 1 "$rc"
+O="$AOPS_RESULTS/oom/result.json"
+if [ -f "$O" ]; then
+    check_eq "both memhog workers OOM-killed inside the container" 2 "$(jq_ '[.containers[] | select(.oom_killed)] | length' "$O")"
+    check "the run is invalid, OOM named in the reasons" jq -e '.valid == false and (.invalid_reasons | any(test("OOM-killed")))' "$O"
+else
+    fail "the memhog run left no result.json: $(tail -n3 "$TMP/oom.log")"
 fi
 
 # The images the project used are the ones scripts/docker images names.

@@ -39,6 +39,17 @@ check_eq "3 x 1,340 operations" 4020 "$(jq -r .totals.ops "$R")"
 check_eq "config.runtime" docker "$(jq -r .config.runtime "$R")"
 check "each container has its runtime id and exited 0" jq -e '[.containers[] | select((.runtime_id | length) == 64 and .exit_status == 0 and .oom_killed == false and .ops == 1340)] | length == 3' "$R"
 check_eq "no container left after a run" "$before" "$(ours)"
+check "attribution: the workers' CPU read from the containers' common cgroup" \
+    jq -e '.attribution.run.workers.cpu_s > 0 and (.attribution_sources.workers | test("aops-[0-9]+-docker"))' "$R"
+check "and that cgroup removed after the run" bash -c "! ls -d /sys/fs/cgroup/*/aops-*-docker /sys/fs/cgroup/aops-*-docker 2>/dev/null | grep -q ."
+
+# A server the stack did not start, running as a container: found by name.
+docker run -d --rm --name aops-test-minio --network host "$IMAGE" sleep 120 >/dev/null
+mkdir -p "$TMP/no-stack"
+AOPS_STACK_DIR=$TMP/no-stack "$HARNESS" --runtime docker --containers 1 --workloads sleep --out "$TMP/srv" --quiet >/dev/null 2>&1
+check "a server container found by name for attribution" \
+    jq -e '.attribution_sources.minio | test("docker container /aops-test-minio")' "$TMP/srv/result.json"
+docker rm -f aops-test-minio >/dev/null 2>&1
 
 # The limits are the engine's own while the workers run.
 AOPS_SLEEP_US=200000 "$HARNESS" --runtime docker --containers 2 --workloads sleep --memory-limit 200M \
