@@ -19,10 +19,12 @@
 
 #include "../workloads/workload.h"
 #include "commands.h"
+#include "compare_figs.h"
 #include "report_attrib.h"
 #include "merge.h"
 #include "repeat.h"
 #include "report_html.h"
+#include "report_pctl.h"
 
 #define MAX_RUNS 26
 
@@ -372,6 +374,11 @@ static void print_text(const struct run *runs, int n, int priced, const json_t *
             v[i] = jnum(runs[i].r, ap[a]);
         text_row(n, an[a], v, 6);
     }
+    const json_t *R[MAX_RUNS];
+    const char *L[MAX_RUNS];
+    for (int i = 0; i < n; i++)
+        R[i] = runs[i].r, L[i] = runs[i].label;
+    compare_figs_text(R, L, n, stdout);
     for (int i = 1; i < n; i++) {
         printf("\n%s vs A: AOPS %.2f×", runs[i].label,
                ratio(jnum(runs[i].r, "totals.aops"), jnum(runs[0].r, "totals.aops")));
@@ -413,7 +420,8 @@ static void print_text(const struct run *runs, int n, int priced, const json_t *
 /* ---- HTML ---- */
 
 static void html_row_tagged(struct sbuf *b, int n, const char *name, const char *key,
-                            const double *v, int dec, const struct run *runs) {
+                            const double *v, int dec, const struct run *runs,
+                            struct fig_notes *notes) {
     sb_puts(b, "<tr><td>");
     sb_esc(b, name);
     sb_puts(b, "</td>");
@@ -423,7 +431,12 @@ static void html_row_tagged(struct sbuf *b, int n, const char *name, const char 
          * (price, cost) under derived.N.<name>, so a test can tell them apart. */
         snprintf(k, sizeof k, "%s.%d.%s", strchr(key, '.') ? "runs" : "derived", i, key);
         sb_puts(b, "<td>");
-        sb_num(b, k, v[i], dec);
+        /* A missing figure with the result's reason (no power source...). */
+        const char *why = runs && notes && !isfinite(v[i]) ? compare_null_reason(runs[i].r, key) : NULL;
+        if (why)
+            fig_null_cell(b, notes, k, runs[i].label, why);
+        else
+            sb_num(b, k, v[i], dec);
         sb_puts(b, "</td>");
         if (i == 0)
             continue;
@@ -447,7 +460,7 @@ static void html_row_tagged(struct sbuf *b, int n, const char *name, const char 
 
 static void html_row(struct sbuf *b, int n, const char *name, const char *key,
                      const double *v, int dec) {
-    html_row_tagged(b, n, name, key, v, dec, NULL);
+    html_row_tagged(b, n, name, key, v, dec, NULL, NULL);
 }
 
 /* Rows of each run's AOPS spread over its --repeat runs (none: "–"). */
@@ -532,10 +545,11 @@ static void write_html(const char *path, const struct run *runs, int n, int pric
     }
     sb_puts(&b, "</tr>\n");
     double v[MAX_RUNS];
+    struct fig_notes *head_notes = fig_notes_new("compare-notes");
     for (size_t m = 0; m < sizeof HEAD / sizeof HEAD[0]; m++) {
         for (int j = 0; j < n; j++)
             v[j] = jnum(runs[j].r, HEAD[m].path);
-        html_row_tagged(&b, n, HEAD[m].name, HEAD[m].path, v, HEAD[m].dec, runs);
+        html_row_tagged(&b, n, HEAD[m].name, HEAD[m].path, v, HEAD[m].dec, runs, head_notes);
     }
     html_spread_rows(&b, runs, n);
     if (priced) {
@@ -578,18 +592,26 @@ static void write_html(const char *path, const struct run *runs, int n, int pric
             v[j] = jnum(runs[j].r, ap[a]);
         html_row(&b, n, an[a] + 2, ap[a], v, 6);
     }
-    sb_puts(&b, "</table>\n<div class=\"grid2\">\n");
+    sb_puts(&b, "</table>\n");
+    fig_notes_end(&b, head_notes);
 
-    const char *labels[MAX_RUNS];
-    for (int j = 0; j < n; j++)
-        labels[j] = runs[j].label;
+    /* The figure set, grouped as the published comparison reads: throughput,
+     * latency, then CPU, storage and power per window, then efficiency. */
+    const json_t *R[MAX_RUNS];
+    const char *L[MAX_RUNS];
+    char lab[MAX_RUNS][300];
+    for (int j = 0; j < n; j++) {
+        snprintf(lab[j], sizeof lab[j], "%s %s", runs[j].label, runs[j].name);
+        R[j] = runs[j].r, L[j] = lab[j];
+    }
+    compare_figs_table(&b, R, L, n);
+    sb_puts(&b, "<h2>The figure set</h2>\n<div class=\"grid2\">\n");
+    compare_headline_charts(&b, R, L, n);
     struct chart {
         char id[96], title[160], path[160];
         const char *unit;
-    } C[3 + MAX_WL] = {{"compare-aops", "AOPS", "totals.aops", "AOPS"},
-                       {"compare-aops-per-core", "per-core AOPS", "totals.aops_per_core", "AOPS/core"},
-                       {"compare-aops-per-watt", "AOPS per watt", "totals.aops_per_watt", "AOPS/W"}};
-    size_t nc = 3;
+    } C[MAX_WL];
+    size_t nc = 0;
     for (size_t w = 0; w < nw; w++, nc++) { /* a p95 chart per workload */
         snprintf(C[nc].id, sizeof C[nc].id, "compare-%s-p95", WL[w]);
         snprintf(C[nc].title, sizeof C[nc].title, "%s p95 latency", workload_title(WL[w]));
@@ -600,16 +622,27 @@ static void write_html(const char *path, const struct run *runs, int n, int pric
         int any = 0;
         for (int j = 0; j < n; j++)
             any |= isfinite(v[j] = jnum(runs[j].r, C[c].path));
-        /* A chart of nothing says less than no chart: AOPS/W without power. */
         if (any)
-            svg_bar_chart(&b, C[c].id, C[c].title, C[c].unit, labels, v, (size_t)n);
+            svg_bar_chart(&b, C[c].id, C[c].title, C[c].unit, L, v, (size_t)n);
     }
+    compare_window_charts(&b, R, L, n);
+    int watts = 0;
+    for (int j = 0; j < n; j++)
+        watts |= isfinite(v[j] = jnum(runs[j].r, "totals.aops_per_watt"));
+    /* A chart of nothing says less than the reason: AOPS/W without power. */
+    if (watts)
+        svg_bar_chart(&b, "compare-aops-per-watt", "AOPS per watt", "AOPS/W", L, v, (size_t)n);
+    else
+        compare_unavailable(&b, "compare-aops-per-watt-unavailable", "AOPS per watt", R, L, n,
+                            "telemetry.power_unavailable_reason");
     if (priced) {
         for (int j = 0; j < n; j++)
             v[j] = cost_per_kaops(&runs[j]);
-        svg_bar_chart(&b, "compare-cost", "cost per 1,000 AOPS (per month)", "", labels, v, (size_t)n);
+        svg_bar_chart(&b, "compare-cost", "cost per 1,000 AOPS (per month)", "", L, v, (size_t)n);
     }
-    sb_puts(&b, "</div>\n<footer>written by harness compare</footer>\n");
+    sb_puts(&b, "</div>\n");
+    compare_latency_curves(&b, R, L, n);
+    sb_puts(&b, "<footer>written by harness compare</footer>\n");
     page_end(&b);
     FILE *f = fopen(path, "w");
     if (!f || fwrite(b.s, 1, b.len, f) != b.len || fclose(f) != 0) {

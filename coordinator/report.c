@@ -25,7 +25,10 @@
 #include "merge.h"
 #include "repeat.h"
 #include "report_html.h"
+#include "report_kv.h"
+#include "report_pctl.h"
 #include "report_repeat.h"
+#include "report_served.h"
 
 #define MAX_WL 8
 static const char *STATS[] = {"mean", "p50", "p95", "p99", "max"};
@@ -179,7 +182,12 @@ static void latency_section(struct sbuf *b, const json_t *r) {
                 latency_row(b, r, n, k, "latency_ms");
         }
     }
-    sb_puts(b, "</table>\n<div class=\"grid2\">\n");
+    sb_puts(b, "</table>\n");
+    /* The distributions from the histograms; a result without them (an
+     * older build) gets its five figures as bars. */
+    if (report_latency_curves(b, r) == 0)
+        return;
+    sb_puts(b, "<div class=\"grid2\">\n");
     for (size_t w = 0; w < nw; w++) {
         double v[5];
         char id[64], title[96];
@@ -344,11 +352,19 @@ static void telemetry_section(struct sbuf *b, const json_t *r) {
     svg_line_chart(b, "cpu-util", "CPU utilisation", "seconds since start", "%", &cpu, 1, spans, nspans, 100);
     report_throughput_charts(b, r, spans, nspans);
 
+    /* Next to the disks, the bytes the workloads were served: objects and
+     * files read far faster than the disks delivered came from the page cache. */
+    struct served sv;
+    struct chart_series bw[2 + SERVED_MAX] = {{"disk read", t, y[0], n}, {"disk write", t, y[1], n}};
     series_col(series, "read_Bps", y[0], 1e-6);
     series_col(series, "write_Bps", y[1], 1e-6);
-    struct chart_series bw[2] = {{"read", t, y[0], n}, {"write", t, y[1], n}};
-    svg_line_chart(b, "storage-throughput", "storage throughput", "seconds since start", "MB/s", bw, 2,
-                   spans, nspans, 0);
+    served_series(series, n, 1e-6, &sv);
+    for (size_t i = 0; i < sv.n; i++)
+        bw[2 + i] = (struct chart_series){sv.name[i], t, sv.y + i * n, n};
+    svg_line_chart(b, "storage-throughput",
+                   sv.n ? "disk throughput and bytes served to the workloads" : "storage throughput",
+                   "seconds since start", "MB/s", bw, 2 + sv.n, spans, nspans, 0);
+    served_free(&sv);
 
     series_col(series, "read_iops", y[2], 1);
     series_col(series, "write_iops", y[3], 1);
@@ -404,46 +420,12 @@ static void windows_section(struct sbuf *b, const json_t *r) {
     sb_puts(b, "</table>\n");
 }
 
-/* Any JSON value as table text: strings as is, the rest compact JSON. */
-static void value_text(struct sbuf *b, const json_t *v) {
-    if (json_is_string(v)) {
-        sb_esc(b, json_string_value(v));
-        return;
-    }
-    char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_SORT_KEYS);
-    sb_esc(b, s ? s : "");
-    free(s);
-}
-
-static void kv_table(struct sbuf *b, const json_t *obj, const char *id, const char *prefix) {
-    const char *k;
-    json_t *v;
-    sb_printf(b, "<table id=\"%s\">", id);
-    json_object_foreach((json_t *)obj, k, v) {
-        if (json_is_array(v) && !strcmp(k, "disks"))
-            continue;
-        sb_puts(b, "<tr><td>");
-        sb_esc(b, k);
-        sb_puts(b, "</td><td class=\"t\">");
-        if (json_is_number(v)) {
-            char key[160], t[64];
-            snprintf(key, sizeof key, "%s.%s", prefix, k);
-            if (strstr(k, "bytes"))
-                sb_num_text(b, key, json_number_value(v), fmt_bytes(t, sizeof t, json_number_value(v), 1));
-            else
-                sb_num(b, key, json_number_value(v), json_is_integer(v) ? 0 : auto_dec(json_number_value(v)));
-        } else
-            value_text(b, v);
-        sb_puts(b, "</td></tr>\n");
-    }
-    sb_puts(b, "</table>\n");
-}
-
 static void system_section(struct sbuf *b, const json_t *r) {
     json_t *sys = json_object_get(r, "system"), *cfg = json_object_get(r, "config");
     sb_puts(b, "<div class=\"grid2\"><div><h2>System</h2>\n");
     if (json_is_object(sys)) {
-        kv_table(b, sys, "system", "system");
+        static const char *const skip[] = {"disks", NULL}; /* a table of their own */
+        kv_table_nested(b, sys, "system", "system", skip);
         json_t *d;
         size_t i;
         if (json_array_size(json_object_get(sys, "disks"))) {
@@ -464,7 +446,7 @@ static void system_section(struct sbuf *b, const json_t *r) {
     }
     sb_puts(b, "</div><div><h2>Configuration</h2>\n");
     if (json_is_object(cfg))
-        kv_table(b, cfg, "config", "config");
+        kv_table_nested(b, cfg, "config", "config", NULL);
     sb_puts(b, "</div></div>\n");
 }
 

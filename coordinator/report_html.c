@@ -206,7 +206,8 @@ void page_begin(struct sbuf *b, const char *title) {
     sb_puts(b,
             "</title>\n<style>\n"
             ":root{--fg:#1d2430;--mute:#5b6573;--line:#d8dde4;--bg:#fff;--card:#f6f8fa;"
-            "--c0:#2f6fdb;--c1:#e0782f;--c2:#2a9d6f;--c3:#b03a8c;--bad:#b42318;--ok:#1f7a3f}\n"
+            "--c0:#2f6fdb;--c1:#e0782f;--c2:#2a9d6f;--c3:#b03a8c;--c4:#7a5c00;--c5:#5b3fb0;--c6:#3fa7b0;"
+            "--c7:#6b7280;--bad:#b42318;--ok:#1f7a3f}\n"
             "*{box-sizing:border-box}\n"
             "body{font:15px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:var(--fg);"
             "background:var(--bg);margin:0 auto;max-width:1180px;padding:24px}\n"
@@ -232,7 +233,24 @@ void page_begin(struct sbuf *b, const char *title) {
             "svg.chart .line{fill:none;stroke-width:2}svg.chart .errbar{fill:none;stroke-width:1.5}\n"
             ".ser0{stroke:var(--c0);fill:var(--c0)}.ser1{stroke:var(--c1);fill:var(--c1)}"
             ".ser2{stroke:var(--c2);fill:var(--c2)}.ser3{stroke:var(--c3);fill:var(--c3)}\n"
-            "svg.chart polyline.ser0,svg.chart polyline.ser1,svg.chart polyline.ser2,svg.chart polyline.ser3{fill:none}\n"
+            ".ser4{stroke:var(--c4);fill:var(--c4)}.ser5{stroke:var(--c5);fill:var(--c5)}"
+            ".ser6{stroke:var(--c6);fill:var(--c6)}.ser7{stroke:var(--c7);fill:var(--c7)}\n"
+            "svg.chart polyline{fill:none}svg.chart .peak{fill:none;stroke-width:2.5}"
+            "svg.chart .dash{stroke-dasharray:5 3}\n"
+            "figcaption.legend{font-size:.8em;color:var(--mute);padding:2px 4px 0;line-height:1.7}"
+            "figcaption.legend span{white-space:nowrap;margin-right:12px}"
+            "figcaption.legend i{display:inline-block;width:10px;height:10px;border-radius:2px;"
+            "margin-right:4px;vertical-align:-1px}\n"
+            ".legend .ser0{background:var(--c0)}.legend .ser1{background:var(--c1)}"
+            ".legend .ser2{background:var(--c2)}.legend .ser3{background:var(--c3)}"
+            ".legend .ser4{background:var(--c4)}.legend .ser5{background:var(--c5)}"
+            ".legend .ser6{background:var(--c6)}.legend .ser7{background:var(--c7)}\n"
+            "table.kv{table-layout:fixed}table.kv td{overflow-wrap:anywhere}table.kv td:first-child{width:38%}"
+            "table.kv tr.grp td{font-weight:600;background:var(--card)}"
+            ".d1{padding-left:22px!important}.d2{padding-left:36px!important}"
+            ".d3{padding-left:50px!important}.d4{padding-left:64px!important}\n"
+            ".why{font-size:.75em;color:var(--mute)}.why a{text-decoration:none}ol.why{padding-left:22px}ol.why li{overflow-wrap:anywhere}"
+            ".path{border-bottom:1px dotted var(--mute)}\n"
             ".span0{fill:#2f6fdb14}.span1{fill:#e0782f14}.span2{fill:#2a9d6f14}\n"
             ".unavail{overflow-wrap:anywhere;color:var(--mute);font-style:italic;padding:16px;border:1px dashed var(--line);border-radius:8px}\n"
             "ul.warn li{color:#8a4b00}ul.bad li{color:var(--bad)}\n"
@@ -241,14 +259,14 @@ void page_begin(struct sbuf *b, const char *title) {
             "@media print{body{max-width:none;padding:0;font-size:11pt}"
             "h2{break-after:avoid}figure,.card,table,tr{break-inside:avoid}"
             ".cards{grid-template-columns:repeat(4,1fr)}.grid2{grid-template-columns:1fr 1fr}"
-            "a{color:inherit;text-decoration:none}@page{margin:14mm}}\n"
+            "a{color:inherit;text-decoration:none}th,td{padding:3px 5px}@page{margin:14mm}}\n"
             "</style></head><body>\n");
 }
 
 void page_end(struct sbuf *b) { sb_puts(b, "</body></html>\n"); }
 
 /* A "nice" step (1, 2, 5 × 10^k) giving about `ticks` intervals over range. */
-static double nice_step(double range, int ticks) {
+double chart_nice_step(double range, int ticks) {
     if (!(range > 0))
         return 1;
     double raw = range / ticks, mag = pow(10, floor(log10(raw))), f = raw / mag;
@@ -256,7 +274,7 @@ static double nice_step(double range, int ticks) {
 }
 
 /* Tick labels short enough for the axis: 1.2k, 3.4M. */
-static void short_num(char *buf, size_t len, double v) {
+void chart_short_num(char *buf, size_t len, double v) {
     double a = fabs(v);
     if (a >= 1e9)
         snprintf(buf, len, "%gG", v / 1e9);
@@ -268,9 +286,9 @@ static void short_num(char *buf, size_t len, double v) {
         snprintf(buf, len, "%g", v);
 }
 
-enum { W = 560, H = 250, ML = 56, MR = 14, MT = 34, MB = 40 };
+enum { W = CHART_W, H = CHART_H, ML = CHART_ML, MR = CHART_MR, MT = CHART_MT, MB = CHART_MB };
 
-static void chart_open(struct sbuf *b, const char *id, const char *title, size_t marks) {
+void chart_open(struct sbuf *b, const char *id, const char *title, size_t marks) {
     sb_puts(b, "<figure><svg class=\"chart\" data-chart=\"");
     sb_esc(b, id);
     sb_printf(b, "\" data-marks=\"%zu\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"", marks, W, H);
@@ -281,14 +299,14 @@ static void chart_open(struct sbuf *b, const char *id, const char *title, size_t
 }
 
 /* Horizontal grid lines and y labels from 0 to ymax; returns the top value. */
-static double y_axis(struct sbuf *b, double ymax, const char *unit) {
-    double step = nice_step(ymax, 4), top = step * ceil(ymax / step);
+double chart_y_axis(struct sbuf *b, double ymax, const char *unit) {
+    double step = chart_nice_step(ymax, 4), top = step * ceil(ymax / step);
     if (!(top > 0))
         top = step;
     for (double v = 0; v <= top + step / 2; v += step) {
         double y = H - MB - (v / top) * (H - MT - MB);
         char t[32];
-        short_num(t, sizeof t, v);
+        chart_short_num(t, sizeof t, v);
         sb_printf(b, "<line class=\"grid\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>", ML, W - MR, y, y);
         sb_printf(b, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>", ML - 4, y + 4, t);
     }
@@ -301,17 +319,42 @@ static double y_axis(struct sbuf *b, double ymax, const char *unit) {
     return top;
 }
 
-static void legend(struct sbuf *b, const char *const *names, size_t n) {
-    double x = W - MR;
+/* The legend: on the title line, right-aligned, while it fits beside the
+ * title; else (many or long names) as HTML under the chart, where it wraps
+ * instead of running over the title or out of the figure. Returns 1 when
+ * the caller must emit it after </svg> with chart_legend_html(). */
+static int legend(struct sbuf *b, const char *title, const char *const *names, size_t n) {
+    double need = 0, x = W - MR;
+    for (size_t i = 0; i < n; i++)
+        need += 7.0 * (double)strlen(names[i]) + 22;
+    if (x - need < 4 + 7.5 * (double)strlen(title) + 12)
+        return 1;
     /* Right-aligned, laid out from the last entry leftwards. */
     for (size_t i = n; i-- > 0;) {
         double w = 7.0 * (double)strlen(names[i]) + 22;
         x -= w;
-        sb_printf(b, "<rect class=\"ser%zu\" x=\"%.1f\" y=\"7\" width=\"10\" height=\"10\" rx=\"2\"/>", i % 4, x);
+        sb_printf(b, "<rect class=\"ser%zu\" x=\"%.1f\" y=\"7\" width=\"10\" height=\"10\" rx=\"2\"/>",
+                  i % CHART_COLOURS, x);
         sb_printf(b, "<text x=\"%.1f\" y=\"16\">", x + 14);
         sb_esc(b, names[i]);
         sb_puts(b, "</text>");
     }
+    return 0;
+}
+
+void chart_legend_html(struct sbuf *b, const char *const *names, size_t n, const char *note) {
+    sb_puts(b, "<figcaption class=\"legend\">");
+    for (size_t i = 0; i < n; i++) {
+        sb_printf(b, "<span><i class=\"ser%zu\"></i>", i % CHART_COLOURS);
+        sb_esc(b, names[i]);
+        sb_puts(b, "</span> "); /* the space: a line may break between entries */
+    }
+    if (note) {
+        sb_puts(b, "<span>");
+        sb_esc(b, note);
+        sb_puts(b, "</span>");
+    }
+    sb_puts(b, "</figcaption>");
 }
 
 static void line_chart(struct sbuf *b, const char *id, const char *title, const char *xlabel,
@@ -340,7 +383,7 @@ static void line_chart(struct sbuf *b, const char *id, const char *title, const 
         ymax = ymax_hint;
     if (!(xmax > xmin))
         xmax = xmin + 1;
-    double top = y_axis(b, ymax > 0 ? ymax : 1, yunit);
+    double top = chart_y_axis(b, ymax > 0 ? ymax : 1, yunit);
 #define PX(v) (ML + ((v) - xmin) / (xmax - xmin) * (W - ML - MR))
 #define PY(v) (H - MB - (v) / top * (H - MT - MB))
     for (size_t i = 0; i < nspans; i++) {
@@ -353,10 +396,10 @@ static void line_chart(struct sbuf *b, const char *id, const char *title, const 
         sb_esc(b, spans[i].name);
         sb_puts(b, "</text>");
     }
-    double step = nice_step(xmax - xmin, 6);
+    double step = chart_nice_step(xmax - xmin, 6);
     for (double v = ceil(xmin / step) * step; v <= xmax + step / 1000; v += step) {
         char t[32];
-        short_num(t, sizeof t, v);
+        chart_short_num(t, sizeof t, v);
         sb_printf(b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>", PX(v), H - MB + 15, t);
     }
     sb_printf(b, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">", (ML + W - MR) / 2, H - 6);
@@ -377,10 +420,10 @@ static void line_chart(struct sbuf *b, const char *id, const char *title, const 
             if (k == j)
                 break;
             if (k - j == 1)
-                sb_printf(b, "<circle class=\"ser%zu\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\"/>", i % 4,
+                sb_printf(b, "<circle class=\"ser%zu\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\"/>", i % CHART_COLOURS,
                           PX(s[i].x[j]), PY(s[i].y[j]));
             else {
-                sb_printf(b, "<polyline class=\"line ser%zu\" points=\"", i % 4);
+                sb_printf(b, "<polyline class=\"line ser%zu\" points=\"", i % CHART_COLOURS);
                 for (size_t m = j; m < k; m++)
                     sb_printf(b, "%s%.1f,%.1f", m > j ? " " : "", PX(s[i].x[m]), PY(s[i].y[m]));
                 sb_puts(b, "\"/>");
@@ -395,15 +438,18 @@ static void line_chart(struct sbuf *b, const char *id, const char *title, const 
                 continue;
             sb_printf(b,
                       "<path class=\"errbar ser%zu\" d=\"M%.1f,%.1fV%.1fM%.1f,%.1fH%.1fM%.1f,%.1fH%.1f\"/>",
-                      i % 4, PX(x), PY(lo), PY(hi), PX(x) - 4, PY(lo), PX(x) + 4, PX(x) - 4, PY(hi),
+                      i % CHART_COLOURS, PX(x), PY(lo), PY(hi), PX(x) - 4, PY(lo), PX(x) + 4, PX(x) - 4, PY(hi),
                       PX(x) + 4);
         }
     }
 #undef PX
 #undef PY
-    if (ns > 1)
-        legend(b, names, ns < 8 ? ns : 8);
-    sb_puts(b, "</svg></figure>\n");
+    size_t nl = ns < 8 ? ns : 8;
+    int below = ns > 1 && legend(b, title, names, nl);
+    sb_puts(b, "</svg>");
+    if (below)
+        chart_legend_html(b, names, nl, NULL);
+    sb_puts(b, "</figure>\n");
 }
 
 void svg_line_chart(struct sbuf *b, const char *id, const char *title, const char *xlabel,
@@ -434,7 +480,7 @@ void svg_bar_chart(struct sbuf *b, const char *id, const char *title, const char
         return;
     }
     /* Headroom so the value printed over the tallest bar stays clear of the title. */
-    double top = y_axis(b, ymax > 0 ? ymax * 1.08 : 1, yunit);
+    double top = chart_y_axis(b, ymax > 0 ? ymax * 1.08 : 1, yunit);
     double slot = (double)(W - ML - MR) / (double)n, bw = slot * 0.7;
     /* Label every bar while they fit, else every k-th one. */
     size_t every = 1;

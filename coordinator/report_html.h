@@ -71,6 +71,24 @@ void svg_line_chart_spread(struct sbuf *b, const char *id, const char *title, co
                            const char *yunit, const struct chart_series *s, size_t ns,
                            const double *const *lo, const double *const *hi);
 
+/* The frame every chart shares, for chart types drawn in other files
+ * (report_charts.c): the viewBox, the plot margins, the series colours
+ * (CSS classes ser0..ser7). */
+enum { CHART_W = 560, CHART_H = 250, CHART_ML = 56, CHART_MR = 14, CHART_MT = 34, CHART_MB = 40 };
+#define CHART_COLOURS 8
+/* <figure><svg class="chart" data-chart=ID data-marks=MARKS ...> and the title. */
+void chart_open(struct sbuf *b, const char *id, const char *title, size_t marks);
+/* Grid lines and labels from 0 to about ymax (linear); returns the top value. */
+double chart_y_axis(struct sbuf *b, double ymax, const char *unit);
+/* A 1, 2, 5 x 10^k step giving about `ticks` intervals over range. */
+double chart_nice_step(double range, int ticks);
+/* Tick labels: 1.2k, 3.4M. */
+void chart_short_num(char *buf, size_t len, double v);
+/* A legend in HTML under a chart (after </svg>, inside the figure): it
+ * wraps, so many or long names never run out of the figure. note: words
+ * after the entries ("bars: mean, ticks: peak"), or NULL. */
+void chart_legend_html(struct sbuf *b, const char *const *names, size_t n, const char *note);
+
 /* Vertical bar chart, one bar per label. */
 void svg_bar_chart(struct sbuf *b, const char *id, const char *title, const char *yunit,
                    const char *const *labels, const double *v, size_t n);

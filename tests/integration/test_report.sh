@@ -10,6 +10,7 @@
 . "$(dirname "$0")/../lib.sh"
 CHROMIUM="$ROOT/tests/browser/chromium.sh"
 DOMCHECK="$ROOT/tests/browser/domcheck.py"
+LAYOUT="$ROOT/tests/browser/layout.py"
 ART="$ROOT/build/test-artifacts"
 FIX="$ROOT/tests/fixtures"
 mkdir -p "$ART"
@@ -19,11 +20,30 @@ if ! command -v chromium >/dev/null 2>&1; then
     finish
 fi
 
-# page FILE -> FILE.dom (the DOM chromium built) and FILE.tsv (domcheck rows)
+# page FILE -> FILE.dom (the DOM chromium built) and FILE.tsv (domcheck rows);
+# the same browser start checks that nothing is wider than a 1280 px window
+# (the document, every table and cell, every element) and leaves the page's
+# height in FILE.height for a full-page screenshot.
 page() {
-    "$CHROMIUM" dom "$1" >"$1.dom" || fail "chromium could not render $1"
+    "$LAYOUT" "$1" 1280 --dom "$1.dom" >"$1.layout"
+    case $? in
+    0) pass "nothing on $(basename "$1") is wider than a 1280 px window" ;;
+    1) fail "$(basename "$1") runs past a 1280 px window:"; sed 1d "$1.layout" | head -8 >&2 ;;
+    *) fail "chromium could not render $1" ;;
+    esac
+    awk '$1 == "height" { print $2 }' "$1.layout" >"$1.height"
     "$DOMCHECK" <"$1.dom" >"$1.tsv"
 }
+
+# The page laid out with its print stylesheet on an A4 page (688 px).
+check_print() {
+    if "$LAYOUT" "$1" 688 --print >"$1.print"; then pass "nothing on $(basename "$1") is wider than an A4 page in print"
+    else fail "$(basename "$1") runs past an A4 page in print:"; sed 1d "$1.print" | head -8 >&2; fi
+}
+
+# A screenshot of the whole page, kept.
+shot() { "$CHROMIUM" shot "$1" "$2" "$(cat "$1.height" 2>/dev/null || echo 2000)"
+    check "screenshot kept as ${2#"$ROOT/"}" test -s "$2"; }
 
 # Numbers equal to ~1e-9 relative (the page holds the exact double).
 same_num() { awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; m = b < 0 ? -b : b;
@@ -33,21 +53,26 @@ same_num() { awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; m = 
 jq_key() { jq -r --arg k "$2" 'getpath($k | split(".") | map(tonumber? // .)) | if . == null then "null" else . end' "$1"; }
 
 # Every figure on the page FILE.tsv (keys under PREFIX, stripped) equals the
-# one in JSON. Prints how many were checked.
-check_numbers() { # description tsv json [prefix]
-    local what=$1 tsv=$2 json=$3 prefix=${4:-} n=0 bad=0 key val want
-    while IFS=$'\t' read -r kind key val _; do
-        [ "$kind" = num ] || continue
-        case "$key" in "$prefix"*) ;; *) continue ;; esac
-        want=$(jq_key "$json" "${key#"$prefix"}")
-        n=$((n + 1))
-        if [ "$val" = null ] || [ "$want" = null ]; then
-            [ "$val" = "$want" ] || { bad=$((bad + 1)); echo "  $key: page $val, result.json $want" >&2; }
-        elif ! same_num "$val" "$want"; then
-            bad=$((bad + 1)); echo "  $key: page $val, result.json $want" >&2
-        fi
-    done <"$tsv"
-    if [ $bad -eq 0 ] && [ $n -gt 0 ]; then pass "$what ($n figures)"; else fail "$what: $bad of $n differ"; fi
+# one in JSON. Prints how many were checked. KIND: num (the figures in the
+# text, by default) or mark (the figures drawn: bars, ticks, curve points).
+check_numbers() { # description tsv json [prefix] [kind]
+    local what=$1 tsv=$2 json=$3 prefix=${4:-} kind=${5:-num} n bad
+    # KEY<tab>VALUE of the page's figures, the prefix stripped; then one jq
+    # for all of them (a jq per figure took seconds on a compare page).
+    awk -F'\t' -v k="$kind" -v p="$prefix" '$1 == k {
+        key = k == "mark" ? $3 : $2; val = k == "mark" ? $4 : $3
+        if (index(key, p) == 1) print substr(key, length(p) + 1) "\t" val }' "$tsv" >"$TMP/page.figs"
+    jq -r --rawfile figs "$TMP/page.figs" '. as $r | $figs | split("\n")[] | select(length > 0)
+        | (split("\t")[0] | split(".") | map(tonumber? // .)) as $p
+        | ($r | try getpath($p) catch null) | if . == null then "null" else tostring end' "$json" \
+        | paste "$TMP/page.figs" - >"$TMP/page.cmp"
+    n=$(wc -l <"$TMP/page.cmp")
+    bad=$(awk -F'\t' -v p="$prefix" '
+        function differ(a, b,   d, m) { if (a == "null" || b == "null") return a != b
+            d = a - b; if (d < 0) d = -d; m = b < 0 ? -b : b; return d > 1e-9 * (m > 1 ? m : 1) }
+        differ($2, $3) { print "  " p $1 ": page " $2 ", result.json " $3 > "/dev/stderr"; n++ }
+        END { print n + 0 }' "$TMP/page.cmp")
+    if [ "$bad" -eq 0 ] && [ "$n" -gt 0 ]; then pass "$what ($n figures)"; else fail "$what: $bad of $n differ"; fi
 }
 
 # Every chart named is present, says it has marks, and really draws them.
@@ -95,8 +120,7 @@ check "validity shown as valid" grep -q 'data-valid="true"' "$A/report.html.dom"
 check "warning text escaped, not markup" grep -qF '&lt;b&gt;not&lt;/b&gt;' "$A/report.html.dom"
 check "no <b> element injected from the warning" bash -c "! grep -qF '<b>not</b>' '$A/report.html.dom'"
 check "print stylesheet present" grep -q '@media print' "$A/report.html"
-"$CHROMIUM" shot "$A/report.html" "$ART/report.png"
-check "screenshot kept as build/test-artifacts/report.png" test -s "$ART/report.png"
+shot "$A/report.html" "$ART/report.png"
 
 # -o FILE, and a run with no power source, invalid, with a hostile string.
 N=$TMP/runs/nopower; mkdir -p "$N"
@@ -176,9 +200,18 @@ done
 check_numbers "every figure of run A on the compare page equals its result.json" "$C" "$ja" runs.0.
 check_numbers "every figure of run B on the compare page equals its result.json" "$C" "$jb" runs.1.
 check_charts "$C" compare-aops compare-aops-per-core compare-aops-per-watt compare-s3-p95 compare-db-p95 \
-    compare-search-p95 compare-cost
-"$CHROMIUM" shot "$TMP/compare.html" "$ART/compare.png"
-check "screenshot kept as build/test-artifacts/compare.png" test -s "$ART/compare.png"
+    compare-search-p95 compare-cost compare-latency-mean compare-cpu-util compare-read-bps compare-read-iops \
+    compare-power
+check_numbers "every bar of run A equals its result.json" "$C" "$ja" runs.0. mark
+check_numbers "every bar of run B equals its result.json" "$C" "$jb" runs.1. mark
+check "HTML db window CPU mean ratio by hand" same_num "$(value "$C" ratio.1.windows.db.cpu_util.mean)" \
+    "$(jq -n --slurpfile a "$ja" --slurpfile b "$jb" '$b[0].windows.db.cpu_util.mean / $a[0].windows.db.cpu_util.mean')"
+check "HTML search window read peak ratio by hand" same_num "$(value "$C" ratio.1.windows.search.read_Bps.peak)" \
+    "$(jq -n --slurpfile a "$ja" --slurpfile b "$jb" '$b[0].windows.search.read_Bps.peak / $a[0].windows.search.read_Bps.peak')"
+check_eq "a window figure the result lacks is null on the page" null "$(value "$C" runs.0.windows.s3.power_w.mean)"
+check "and says why in a note" grep -qF 'has no power_w per window (written by an older build)' "$TMP/compare.html.dom"
+check_contains "stdout: the window rows" "s3 window peak" "$(cat "$TMP/cmp.txt")"
+shot "$TMP/compare.html" "$ART/compare.png"
 
 "$HARNESS" compare "$A" "$B" --price epyc=1,xeon=2 >"$TMP/cmp2.txt" 2>&1
 check_eq "--price takes run directory names" 0 "$?"
@@ -226,9 +259,101 @@ for n in 1 2 4; do
     check "sweep point $n has its own page" test -s "$W/points/$n/report.html"
     i=$((i + 1))
 done
-"$CHROMIUM" shot "$W/report.html" "$ART/sweep.png"
+shot "$W/report.html" "$ART/sweep.png"
 "$HARNESS" report "$W" --csv "$TMP/sweepcsv" -o "$TMP/s.html" >/dev/null 2>&1
 check_eq "sweep.csv: header + one row per point" 4 "$(wc -l <"$TMP/sweepcsv/sweep.csv")"
+
+# ---- the figure set, latency curves, configuration: two real tiny runs ----
+# Runs of the whole job (2 containers, tiny profile) on this machine, kept as
+# fixtures so these checks need no stack and always see three workloads with
+# their classes, byte counters and histograms.
+TA=$TMP/runs/tiny-a; TB=$TMP/runs/tiny-b; ta=$TA/result.json; tb=$TB/result.json
+mkdir -p "$TA" "$TB"
+cp "$FIX/result-tiny-a.json" "$ta"; cp "$FIX/result-tiny-b.json" "$tb"
+"$HARNESS" report "$TA" >/dev/null 2>&1
+check_eq "report of a real tiny run exits 0" 0 "$?"
+page "$TA/report.html"; check_print "$TA/report.html"
+T=$TA/report.html.tsv
+# A chart per workload that keeps more than its latency (classes, time to first byte).
+check_charts "$T" pctl-workloads storage-throughput \
+    $(jq -r '.histograms.workloads | to_entries[] | select(.value | keys | length > 1) | "pctl-" + .key' "$ta")
+check_numbers "every figure of the tiny run's report equals result.json" "$T" "$ta"
+check_numbers "every curve point of the tiny run equals result.json" "$T" "$ta" "" mark
+# Each p99 of the result (workloads, their classes, time to first byte) is the
+# p99 point of its curve, drawn from the histogram.
+n=0; bad=0
+for k in $(jq -r 'paths(type == "number") | select(.[0] == "workloads" and .[-1] == "p99") | map(tostring) | join(".")' "$ta"); do
+    n=$((n + 1))
+    got=$(awk -F'\t' -v k="$k" '$1 == "mark" && $3 == k { print $4; exit }' "$T")
+    if [ -z "$got" ] || ! same_num "$got" "$(jq_key "$ta" "$k")"; then
+        bad=$((bad + 1)); echo "  $k: curve ${got:-(no point)}, result.json $(jq_key "$ta" "$k")" >&2
+    fi
+done
+if [ $n -ge 10 ] && [ $bad -eq 0 ]; then pass "each of the $n p99 figures is its curve's p99 point"
+else fail "p99 points: $bad of $n differ or are missing"; fi
+nbytes=$(jq '[.telemetry.series[0].workloads[] | keys[] | select(endswith("_per_s") and . != "ops_per_s")] | length' "$ta")
+row=$(awk -F'\t' '$1 == "chart" && $2 == "storage-throughput"' "$T")
+check "storage chart: disk read and write plus the $nbytes byte rates the workers counted" \
+    test "$(echo "$row" | cut -f4)" -ge $((2 + nbytes))
+check_contains "storage chart legend: the disk read" "disk read" "$(echo "$row" | cut -f6)"
+check_contains "storage chart legend: next to the bytes S3 served" "s3 bytes received" "$(echo "$row" | cut -f6)"
+sed -n '/<table class="kv" id="config"/,/<\/table>/p' "$TA/report.html.dom" >"$TMP/config.html"
+check "configuration: nested objects are rows, not raw JSON" bash -c "! grep -qE '\\{&quot;|\\{\"' '$TMP/config.html'"
+check "configuration: a nested figure (the corpus manifest's linux bytes) is on the page" \
+    test -n "$(value "$T" config.corpus.manifest.trees.linux.bytes)"
+np=0; badp=0
+while IFS=$'\t' read -r kind full shown; do
+    [ "$kind" = path ] || continue
+    np=$((np + 1))
+    jq -e --arg v "$full" '[.. | strings] | index($v) != null' "$ta" >/dev/null &&
+        [ ${#shown} -lt ${#full} ] && case $shown in *…*) true ;; *) false ;; esac || {
+        badp=$((badp + 1)); echo "  path '$full' shown as '$shown'" >&2; }
+done <"$T"
+if [ $np -gt 0 ] && [ $badp -eq 0 ]; then pass "long paths shortened in the middle, the whole value in a title ($np)"
+else fail "shortened paths: $badp of $np wrong"; fi
+shot "$TA/report.html" "$ART/report-tiny.png"
+
+"$HARNESS" compare "$TA" "$TB" --html "$TMP/tiny.html" >"$TMP/tiny.txt" 2>&1
+check_eq "compare of the two tiny runs exits 0" 0 "$?"
+page "$TMP/tiny.html"; check_print "$TMP/tiny.html"
+TC=$TMP/tiny.html.tsv
+check_charts "$TC" compare-aops compare-aops-per-core compare-latency-mean compare-cpu-util compare-read-bps \
+    compare-read-iops $(jq -r '.workloads | keys[] | "compare-pctl-" + .' "$ta")
+for i in 0 1; do
+    j=$ta; [ $i = 1 ] && j=$tb
+    check_numbers "tiny compare: every figure of run $i equals its result.json" "$TC" "$j" runs.$i.
+    check_numbers "tiny compare: every drawn figure of run $i equals its result.json" "$TC" "$j" runs.$i. mark
+    for w in $(jq -r '.workloads | keys[]' "$j"); do
+        check "tiny compare: run $i's $w curve has its p99 point at latency_ms.p99" same_num \
+            "$(awk -F'\t' -v k="runs.$i.workloads.$w.latency_ms.p99" '$1 == "mark" && $3 == k { print $4 }' "$TC")" \
+            "$(jq ".workloads.$w.latency_ms.p99" "$j")"
+    done
+done
+nwin=$(jq '.windows | length' "$ta")
+check_eq "a row for each window's CPU, read throughput, IOPS and power, mean and peak, and the run's" \
+    $((8 * nwin + 8)) "$(grep -oP '^num\truns\.0\.(windows\.[^.]+\.(cpu_util|read_Bps|read_iops|power_w)|telemetry\.(cpu_util|read_Bps|read_iops|power))\.(mean|peak|mean_w|peak_w)\t' "$TC" | sort -u | wc -l)"
+check "tiny compare: search window read mean ratio by hand" same_num "$(value "$TC" ratio.1.windows.search.read_Bps.mean)" \
+    "$(jq -n --slurpfile a "$ta" --slurpfile b "$tb" '$b[0].windows.search.read_Bps.mean / $a[0].windows.search.read_Bps.mean')"
+why=$(jq -r .telemetry.power_unavailable_reason "$ta")
+check "no power here: the power chart is the reason in words" has_id "$TC" compare-power-unavailable
+check "and so is AOPS per watt" has_id "$TC" compare-aops-per-watt-unavailable
+check_eq "a power cell is null on the page" null "$(value "$TC" runs.1.windows.db.power_w.peak)"
+check "with the reason as a note" grep -qF "$why" "$TMP/tiny.html.dom"
+check_eq "the headline's AOPS per watt is null too" null "$(value "$TC" runs.0.totals.aops_per_watt)"
+check "with the same reason as a note under its table" has_id "$TC" compare-notes-1
+check_contains "stdout: the reason once for both runs" "[1] A, B: $why" "$(cat "$TMP/tiny.txt")"
+shot "$TMP/tiny.html" "$ART/compare-tiny.png"
+
+# A result of --repeat runs: compare draws its spread as an error bar.
+RA=$TMP/runs/repeated; mkdir -p "$RA"
+jq '.totals.aops as $a | .repeats = {n: 3, aops: [$a * 0.95, $a, $a * 1.1], aops_median: $a,
+    aops_min: ($a * 0.95), aops_max: ($a * 1.1), aops_cv: 7.6, median_run: 2}' "$ta" >"$RA/result.json"
+"$HARNESS" compare "$RA" "$TB" --html "$TMP/rep.html" >/dev/null 2>&1
+"$CHROMIUM" dom "$TMP/rep.html" | "$DOMCHECK" >"$TMP/rep.tsv"
+check_eq "the repeated run's AOPS has an error bar, the single run none" 1 \
+    "$(awk -F'\t' '$1 == "chart" && $2 == "compare-aops" { print $5 }' "$TMP/rep.tsv")"
+check_eq "and so has its per-core AOPS" 1 \
+    "$(awk -F'\t' '$1 == "chart" && $2 == "compare-aops-per-core" { print $5 }' "$TMP/rep.tsv")"
 
 # ---- real runs, when the coordinator can run the test-only sleep workload ----
 R1=$TMP/real1; R2=$TMP/real2
@@ -242,7 +367,14 @@ if [ -s "$R1/result.json" ] && [ -s "$R2/result.json" ]; then
     page "$R1/report.html"
     check_numbers "every figure of the real run equals its result.json" "$R1/report.html.tsv" "$R1/result.json"
     check_charts "$R1/report.html.tsv" cpu-util storage-throughput iops containers-ops-per-second \
-        $(jq -r '.workloads | keys[] | "latency-" + .' "$R1/result.json")
+        pctl-workloads
+    check_numbers "every curve point of the real run equals its result.json" "$R1/report.html.tsv" \
+        "$R1/result.json" "" mark
+    for w in $(jq -r '.workloads | keys[]' "$R1/result.json"); do
+        check "real run: the $w curve's p99 point is latency_ms.p99" same_num \
+            "$(awk -F'\t' -v k="workloads.$w.latency_ms.p99" '$1 == "mark" && $3 == k { print $4 }' "$R1/report.html.tsv")" \
+            "$(jq ".workloads.$w.latency_ms.p99" "$R1/result.json")"
+    done
     "$HARNESS" compare "$R1" "$R2" --html "$TMP/real.html" >"$TMP/real.txt" 2>&1
     check_eq "compare of two real tiny runs exits 0" 0 "$?"
     page "$TMP/real.html"
@@ -250,7 +382,10 @@ if [ -s "$R1/result.json" ] && [ -s "$R2/result.json" ]; then
         "$(jq -n --slurpfile a "$R1/result.json" --slurpfile b "$R2/result.json" '$b[0].totals.aops / $a[0].totals.aops')"
     check "real runs: per-core ratio by hand" same_num "$(value "$TMP/real.html.tsv" ratio.1.totals.aops_per_core)" \
         "$(jq -n --slurpfile a "$R1/result.json" --slurpfile b "$R2/result.json" '$b[0].totals.aops_per_core / $a[0].totals.aops_per_core')"
-    "$CHROMIUM" shot "$R1/report.html" "$ART/report-real.png"
+    check_charts "$TMP/real.html.tsv" $(jq -r '.workloads | keys[] | "compare-pctl-" + .' "$R1/result.json")
+    check_numbers "real runs: every drawn figure of A equals its result.json" "$TMP/real.html.tsv" "$R1/result.json" runs.0. mark
+    check_numbers "real runs: every drawn figure of B equals its result.json" "$TMP/real.html.tsv" "$R2/result.json" runs.1. mark
+    shot "$R1/report.html" "$ART/report-real.png"
 else
     echo "skip: real tiny runs (harness run with --workloads sleep failed):"; tail -3 "$TMP/run.log"
 fi
