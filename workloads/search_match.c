@@ -391,9 +391,9 @@ static int64_t count_prefiltered(struct matcher *m, const char *buf, size_t len,
     return n;
 }
 
-int64_t matcher_count(struct matcher *m, const char *buf, size_t len, int last_partial,
-                      int stop_first, size_t *first_end, char *err, size_t errlen) {
-    (void)last_partial; /* a partial last line simply has no '\n' after it */
+int64_t matcher_count(struct matcher *m, const char *buf, size_t len, unsigned flags,
+                      size_t *first_end, char *err, size_t errlen) {
+    int stop_first = (flags & MATCH_STOP_FIRST) != 0;
     if (m->pf.n > 0)
         return count_prefiltered(m, buf, len, stop_first, first_end, err, errlen);
     if (m->per_line)

@@ -40,13 +40,17 @@ int matcher_compile(struct matcher *m, const char *pattern, char *err, size_t er
 void matcher_free(struct matcher *m);
 
 /* Count the lines of buf[0..len) that match. buf holds whole lines: every
- * line ends in '\n' except, when last_partial, the final one (a file's last
- * line without terminator). With stop_first the count stops at 1 and
- * *first_end gets the end offset (past the '\n') of the first matching line.
- * Returns the count, or -1 when PCRE2 gave up (match limit: a pathological
- * pattern) with err set. Never allocates. */
-int64_t matcher_count(struct matcher *m, const char *buf, size_t len, int last_partial,
-                      int stop_first, size_t *first_end, char *err, size_t errlen);
+ * line ends in '\n' except perhaps the last (a file's last line without
+ * one); it is valid UTF-8 (the engine decodes what is not). flags:
+ * MATCH_ASCII: buf is all ASCII (lets a pattern that needs a non-ASCII
+ * character skip it); MATCH_STOP_FIRST: stop at the first matching line,
+ * *first_end getting its end offset (past the '\n'). Returns the count, or
+ * -1 when PCRE2 gave up (match limit: a pathological pattern) with err set.
+ * Never allocates. */
+#define MATCH_STOP_FIRST 1u
+#define MATCH_ASCII 2u
+int64_t matcher_count(struct matcher *m, const char *buf, size_t len, unsigned flags,
+                      size_t *first_end, char *err, size_t errlen);
 
 /* 1 when the pattern can look outside the line it matches in (look-around,
  * \A \z \Z \G, verbs, options switched off inline): those are matched line

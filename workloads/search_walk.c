@@ -34,7 +34,22 @@ void walk_free(struct walk *w) {
     w->bufs = NULL;
 }
 
+void walk_release(struct walk *w) {
+    while (w->nlate > 0)
+        close(w->late[--w->nlate]);
+}
+
+/* A directory is done: close it now, or later if a file of it may still be
+ * waiting to be opened relative to it. */
+static void level_done(struct walk *w, struct walk_level *L) {
+    if (L->lent && w->nlate < (int)(sizeof w->late / sizeof w->late[0]))
+        w->late[w->nlate++] = L->fd;
+    else
+        close(L->fd);
+}
+
 void walk_stop(struct walk *w) {
+    walk_release(w);
     while (w->depth > 0)
         close(w->lv[--w->depth].fd);
     w->root_is_file = 0;
@@ -93,7 +108,7 @@ int walk_next(struct walk *w, int *dirfd, const char **name) {
                     w->path[L->pathlen] = 0;
                     walk_error(w, w->path, errno);
                 }
-                close(L->fd);
+                level_done(w, L);
                 w->depth--;
                 continue;
             }
@@ -121,6 +136,7 @@ int walk_next(struct walk *w, int *dirfd, const char **name) {
             type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_LNK;
         }
         if (type == DT_REG) {
+            L->lent = 1;
             *dirfd = L->fd;
             *name = nm;
             return 1;
@@ -140,6 +156,7 @@ int walk_next(struct walk *w, int *dirfd, const char **name) {
         w->path[pl++] = '/';
         struct walk_level *C = &w->lv[w->depth++];
         C->fd = fd;
+        C->lent = 0;
         C->pos = C->len = 0;
         C->pathlen = pl;
     }

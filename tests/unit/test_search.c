@@ -35,7 +35,7 @@ static int64_t count_how(const char *pat, const char *buf, enum how how, int sto
         m.pf.n = 0;
     if (how == PREFILTER)
         matcher_prefilter(pat, &m.pf);
-    int64_t n = matcher_count(&m, buf, strlen(buf), 1, stop_first, fe, err, sizeof err);
+    int64_t n = matcher_count(&m, buf, strlen(buf), stop_first ? MATCH_STOP_FIRST : 0, fe, err, sizeof err);
     matcher_free(&m);
     return n;
 }
@@ -229,7 +229,7 @@ static void test_errors(void) {
     strcpy(buf + 60, "b\n");
     size_t fe;
     int64_t t0 = now_ns();
-    int64_t n = matcher_count(&m, buf, strlen(buf), 1, 0, &fe, err, sizeof err);
+    int64_t n = matcher_count(&m, buf, strlen(buf), 0, &fe, err, sizeof err);
     CHECKF(n == -1 && strstr(err, "limit"), "n=%lld err=%s", (long long)n, err);
     CHECK(now_ns() - t0 < 30LL * 1000000000);
     matcher_free(&m);
