@@ -72,6 +72,7 @@ int main(int argc, char **argv) {
             return 1;
         }
         static char names[READER_SLOTS][WALK_PATH_MAX];
+        int dirfds[READER_SLOTS];
         struct reader_file *f;
         int more = 1, slot;
         for (;;) {
@@ -84,9 +85,14 @@ int main(int argc, char **argv) {
                 }
                 snprintf(names[slot], sizeof names[slot], "%s", name);
                 reader_add(rd, dfd, names[slot]);
+                dirfds[slot] = dfd;
             }
             f = reader_next(rd);
-            walk_release(&w);
+            int keep[READER_SLOTS], nkeep = 0;
+            for (unsigned k = 0; k < READER_SLOTS; k++)
+                if (reader_opening(rd, k))
+                    keep[nkeep++] = dirfds[k];
+            walk_release(&w, keep, nkeep);
             if (!f)
                 break;
             while (!f->err) {

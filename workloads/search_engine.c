@@ -53,6 +53,7 @@ struct engine {
     void *arg;
     struct engine_totals *t;
     char paths[READER_SLOTS][WALK_PATH_MAX]; /* of the files in the reader */
+    int dirfds[READER_SLOTS];                /* what they are opened relative to */
 };
 
 struct engine *engine_open(enum reader_kind kind, char *err, size_t errlen) {
@@ -226,8 +227,7 @@ static size_t put_utf8(char *out, uint32_t c) {
     return 4;
 }
 
-size_t utf16_to_utf8(const char *str, size_t n, int big_endian, int last, char *out,
-                     size_t *used) {
+size_t utf16_to_utf8(const char *str, size_t n, int big_endian, int last, char *out, size_t *used) {
     const unsigned char *s = (const unsigned char *)str;
     size_t i = 0, o = 0;
     int hi = big_endian ? 0 : 1; /* index of the high byte of a unit */
@@ -306,8 +306,8 @@ static void search_utf16(struct engine *e, struct file *f, struct reader_file *r
     for (;;) {
         size_t used;
         char *out = e->xbuf + tkeep;
-        size_t n = utf16_to_utf8(rf->data + skip, rf->len - skip, f->enc == ENC_UTF16BE,
-                                 rf->eof, out, &used);
+        size_t n = utf16_to_utf8(rf->data + skip, rf->len - skip, f->enc == ENC_UTF16BE, rf->eof,
+                                 out, &used);
         unsigned sc = text_scan(out, n);
         if (sc & TEXT_NUL) {
             f->binary = 1;
@@ -550,9 +550,16 @@ int engine_search(struct engine *e, struct matcher *m, const char *root, enum en
             size_t pl = strlen(e->walk.path), nl = strlen(name);
             memcpy(p, e->walk.path, pl + 1);
             reader_add(e->rd, dfd, p + pl - nl);
+            e->dirfds[slot] = dfd;
         }
         struct reader_file *rf = reader_next(e->rd);
-        walk_release(&e->walk);
+        /* Directories the walk has finished can be closed, but for those
+         * opens in flight are relative to. */
+        int keep[READER_SLOTS], nkeep = 0;
+        for (unsigned i = 0; i < READER_SLOTS; i++)
+            if (reader_opening(e->rd, i))
+                keep[nkeep++] = e->dirfds[i];
+        walk_release(&e->walk, keep, nkeep);
         if (!rf)
             break;
         struct file f = {.path = e->paths[rf->slot]};

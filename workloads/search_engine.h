@@ -63,7 +63,6 @@ size_t utf8_lossy(const char *s, size_t n, char *out);
  * out (room for 3 * n / 2 + 3 bytes) and returns the bytes written; *used
  * gets the input consumed. Unless last, an incomplete unit or a lead
  * surrogate at the end is left for the next call (*used < n). */
-size_t utf16_to_utf8(const char *s, size_t n, int big_endian, int last, char *out,
-                     size_t *used);
+size_t utf16_to_utf8(const char *s, size_t n, int big_endian, int last, char *out, size_t *used);
 
 #endif

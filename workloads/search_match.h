@@ -14,14 +14,24 @@
 #include <pcre2.h>
 
 /* Literals of which every match contains at least one (see
- * matcher_prefilter()). n == 0: no prefilter. */
-#define PREFILTER_MAX 8   /* literals: one per top-level alternative */
-#define PREFILTER_LEN 64  /* bytes kept of each (a prefix of a required literal is required) */
+ * matcher_analyze()). n == 0: no prefilter. */
+#define PREFILTER_MAX 8  /* literals: one per top-level alternative */
+#define PREFILTER_LEN 64 /* bytes kept of each (a prefix of a required literal is required) */
 struct prefilter {
     int n;
+    int icase; /* (?i): the literals are ASCII, lower case, found ignoring ASCII case */
+    int pure;  /* the pattern is just these literals: a line matches iff it holds one */
     size_t len[PREFILTER_MAX];
     size_t rare[PREFILTER_MAX][2]; /* offsets of the two rarest bytes: those scanned for */
     char lit[PREFILTER_MAX][PREFILTER_LEN];
+};
+
+/* What a pattern's text says about the lines it can match. */
+struct analysis {
+    struct prefilter pf;
+    int nonascii;       /* every match holds a character outside ASCII */
+    int endf;           /* a matching line's last byte is in endset, or >= 0x80 */
+    uint8_t endset[16]; /* ASCII bytes, one bit each */
 };
 
 struct matcher {
@@ -29,9 +39,13 @@ struct matcher {
     pcre2_match_data *md;
     pcre2_match_context *mctx;
     pcre2_jit_stack *jstack;
-    int per_line; /* the pattern can see past its line: match line by line */
-    int jit;      /* JIT compiled */
+    int per_line;        /* the pattern can see past its line: match line by line */
+    int jit;             /* JIT compiled */
     struct prefilter pf; /* pf.n > 0: only lines holding a literal are matched */
+    int nonascii;        /* an all-ASCII buffer has no match */
+    int endf;            /* only lines whose last byte is in endset can match */
+    uint8_t endset[32];  /* all 256 bytes, one bit each */
+    size_t minlen;       /* a shorter line (in bytes) cannot match */
 };
 
 /* Compile pattern once (JIT, explicit JIT stack, match and depth limits).
@@ -57,15 +71,14 @@ int64_t matcher_count(struct matcher *m, const char *buf, size_t len, unsigned f
  * by line; everything else searches the whole buffer at once. */
 int matcher_needs_per_line(const char *pattern);
 
-/* Fill pf with literals such that every match of pattern contains one of
- * them: the longest run of plain literal characters (2 bytes at least, none
- * quantified) in the top-level concatenation, or one such run per top-level
- * alternative. Groups (?:..) and (..), `.`, `^`, `$`, \w \d \s \h (and
- * negations), \b \B, \p{..} \P{..} and \1..\9 are skipped as opaque atoms.
- * Anything else gives up (pf->n = 0): classes [..], any (? other than (?:
- * (inline options such as (?i), look-around, named groups), verbs (*..),
- * \Q..\E, other escapes, a '{' that is not a quantifier, control bytes.
- * Returns pf->n. */
+/* Read the pattern as ripgrep hands it to PCRE2 and fill a (see the
+ * comment in search_match.c for what is understood and what gives up).
+ * Never wrong, sometimes silent: every field is a necessary condition for a
+ * match or empty. Returns 0, or -1 when the pattern was not understood (a
+ * is then all zero). */
+int matcher_analyze(const char *pattern, struct analysis *a);
+
+/* The literals alone: fills pf, returns pf->n. */
 int matcher_prefilter(const char *pattern, struct prefilter *pf);
 
 #endif

@@ -38,6 +38,7 @@ enum { FREE = 0, QUEUED, INFLIGHT, READY, HELD };
 
 struct slot {
     int state;
+    int opening;  /* io_uring: the open's completion has not come yet */
     int opened;   /* io_uring: the direct descriptor is installed */
     int cqes;     /* io_uring: completions still to come */
     int fd;       /* pread: the open file, -1 */
@@ -130,6 +131,10 @@ int reader_room(const struct reader *r) {
     return -1;
 }
 
+int reader_opening(const struct reader *r, unsigned slot) {
+    return r->kind == READER_URING && r->s[slot].opening;
+}
+
 unsigned reader_ready(const struct reader *r) {
     return r->rn;
 }
@@ -185,10 +190,12 @@ unsigned reader_add(struct reader *r, int dirfd, const char *name) {
         return i;
     }
     struct io_uring_sqe *sqe = sqe_get(r);
-    io_uring_prep_openat_direct(sqe, dirfd, name, O_RDONLY, 0, i); /* no O_CLOEXEC: EINVAL on direct */
+    io_uring_prep_openat_direct(sqe, dirfd, name, O_RDONLY, 0,
+                                i); /* no O_CLOEXEC: EINVAL on direct */
     sqe->flags |= IOSQE_IO_LINK;
     io_uring_sqe_set_data64(sqe, (uint64_t)i << 2 | OP_OPEN);
     s->cqes = 1;
+    s->opening = 1;
     prep_read(r, f);
     s->state = INFLIGHT;
     return i;
@@ -202,6 +209,7 @@ static void on_cqe(struct reader *r, uint64_t data, int res) {
     struct reader_file *f = &r->f[i];
     struct slot *s = &r->s[i];
     if (op == OP_OPEN) {
+        s->opening = 0;
         if (res < 0)
             f->err = -res;
         else

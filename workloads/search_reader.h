@@ -17,8 +17,8 @@
 
 enum reader_kind { READER_URING = 0, READER_PREAD };
 
-#define READER_SLOTS 8           /* io_uring: files in flight (pread: 1) */
-#define READER_BUF (1u << 20)    /* per file in flight: lines up to 1 MiB */
+#define READER_SLOTS 8            /* io_uring: files in flight (pread: 1) */
+#define READER_BUF (1u << 20)     /* per file in flight: lines up to 1 MiB */
 #define READER_CHUNK (128u << 10) /* bytes asked for per read: stays in L2 */
 
 struct reader_file {
@@ -41,13 +41,17 @@ const char *reader_name(const struct reader *r);
 /* A free slot: the index reader_add will use, or -1 when all are busy. */
 int reader_room(const struct reader *r);
 
+/* 1 while the open queued on slot has not finished (io_uring may do it
+ * in a worker thread after the submit): its dirfd must stay open. */
+int reader_opening(const struct reader *r, unsigned slot);
+
 /* Files read and not yet taken by reader_next(). Add files only when it is
  * 0: io_uring then gets a whole batch per syscall, not one file each. */
 unsigned reader_ready(const struct reader *r);
 
 /* Queue dirfd/name for opening and a first read; returns the slot. name
- * and dirfd must stay valid until the next reader_next() has returned
- * (io_uring submits the batch there). */
+ * must stay valid until the file comes out of reader_next(), and dirfd
+ * until reader_opening() says the open is done. */
 unsigned reader_add(struct reader *r, int dirfd, const char *name);
 
 /* A file whose open and first read have finished (f->err says if they

@@ -34,9 +34,18 @@ void walk_free(struct walk *w) {
     w->bufs = NULL;
 }
 
-void walk_release(struct walk *w) {
-    while (w->nlate > 0)
-        close(w->late[--w->nlate]);
+void walk_release(struct walk *w, const int *keep, int nkeep) {
+    int n = 0;
+    for (int i = 0; i < w->nlate; i++) {
+        int k = 0;
+        while (k < nkeep && keep[k] != w->late[i])
+            k++;
+        if (k < nkeep)
+            w->late[n++] = w->late[i];
+        else
+            close(w->late[i]);
+    }
+    w->nlate = n;
 }
 
 /* A directory is done: close it now, or later if a file of it may still be
@@ -49,7 +58,7 @@ static void level_done(struct walk *w, struct walk_level *L) {
 }
 
 void walk_stop(struct walk *w) {
-    walk_release(w);
+    walk_release(w, NULL, 0);
     while (w->depth > 0)
         close(w->lv[--w->depth].fd);
     w->root_is_file = 0;
