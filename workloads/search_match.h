@@ -26,9 +26,32 @@ struct prefilter {
     char lit[PREFILTER_MAX][PREFILTER_LEN];
 };
 
+/* A one-alternative pattern's literal runs, in order: a matching line
+ * holds them all, one after the other, not overlapping. */
+#define RUNS_MAX 8
+struct runs {
+    int n;
+    int icase;
+    size_t len[RUNS_MAX];
+    char lit[RUNS_MAX][PREFILTER_LEN]; /* (?i): lower case, found ignoring ASCII case */
+};
+
+/* A one-alternative pattern's longest chain of one-character atoms that a
+ * match holds side by side (\d+\.\d+: a digit, '.', a digit), as byte
+ * sets: a multi-byte character can only be at either end, its bytes all
+ * in the set's upper half. */
+#define CHAIN_MAX 8
+struct chain {
+    int n;
+    uint8_t set[CHAIN_MAX][32]; /* all 256 bytes, one bit each */
+    uint8_t lo[CHAIN_MAX][16];  /* ASCII part by low nibble: bit h for byte h*16+lo */
+};
+
 /* What a pattern's text says about the lines it can match. */
 struct analysis {
     struct prefilter pf;
+    struct runs runs;
+    struct chain chain;
     int nonascii;       /* every match holds a character outside ASCII */
     int endf;           /* a matching line's last byte is in endset, or >= 0x80 */
     uint8_t endset[16]; /* ASCII bytes, one bit each */
@@ -42,6 +65,8 @@ struct matcher {
     int per_line;        /* the pattern can see past its line: match line by line */
     int jit;             /* JIT compiled */
     struct prefilter pf; /* pf.n > 0: only lines holding a literal are matched */
+    struct runs runs;    /* runs.n > 1: only lines holding them all in order */
+    struct chain chain;  /* chain.n > 0 (and no literals): only lines holding it */
     int nonascii;        /* an all-ASCII buffer has no match */
     int endf;            /* only lines whose last byte is in endset can match */
     uint8_t endset[32];  /* all 256 bytes, one bit each */

@@ -167,15 +167,15 @@ static void test_prefilter_extraction(void) {
     /* Eight alternatives at most. */
     CHECK(matcher_prefilter("aa|bb|cc|dd|ee|ff|gg|hh", &pf) == 8);
     CHECK(matcher_prefilter("aa|bb|cc|dd|ee|ff|gg|hh|ii", &pf) == 0);
-    /* matcher_compile keeps it where PCRE2 has no first code unit, or where
-     * the pattern is just its literals. */
+    /* matcher_compile uses the literals whenever there are some; alone,
+     * they are the whole match. */
     struct matcher m;
     char err[512];
     CHECK(matcher_compile(&m, "\\w+Error\\b", err, sizeof err) == 0 && m.pf.n == 1);
     matcher_free(&m);
     CHECK(matcher_compile(&m, "return", err, sizeof err) == 0 && m.pf.n == 1 && m.pf.pure);
     matcher_free(&m);
-    CHECK(matcher_compile(&m, "return \\w+", err, sizeof err) == 0 && m.pf.n == 0);
+    CHECK(matcher_compile(&m, "return \\w+", err, sizeof err) == 0 && m.pf.n == 1 && !m.pf.pure);
     matcher_free(&m);
 }
 
@@ -285,6 +285,21 @@ static void test_analysis(void) {
         {"\\s*$", NULL},        {"a$|b", NULL},           {"(?:a)$", NULL},
         {"^$", NULL},           {"a\\$", NULL},           {"é$", ""},
     };
+    /* Chains and runs. */
+    struct analysis ca;
+    matcher_analyze("\\d+\\.\\d+\\.\\d+", &ca);
+    CHECK(ca.pf.n == 0 && ca.chain.n == 3 && (ca.chain.set[1]['.' >> 3] >> ('.' & 7) & 1) &&
+          ca.chain.set[0][16] == 0xFF && ca.chain.set[1][16] == 0);
+    matcher_analyze("a\\w+b", &ca); /* the class may be multi-byte: a, \\w | \\w, b */
+    CHECK(ca.chain.n == 0);
+    matcher_analyze("[ab]xy+", &ca);
+    CHECK(ca.chain.n == 3);
+    matcher_analyze("\\d\\.\\d|x", &ca); /* one alternative only */
+    CHECK(ca.chain.n == 0);
+    matcher_analyze("\\bself\\b.*\\bself\\b.*\\bself\\b", &ca);
+    CHECK(ca.runs.n == 3 && ca.runs.len[2] == 4);
+    matcher_analyze("(?i)def x\\(Self\\):", &ca); /* 's' ends a caseless run */
+    CHECK(ca.runs.n == 2 && ca.runs.icase && !memcmp(ca.runs.lit[1], "elf):", 5));
     for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
         struct analysis a;
         matcher_analyze(ends[i].pat, &a);
@@ -357,6 +372,9 @@ static void test_filtered_counts(void) {
         "\n\n",
         "a",
         "Ωμέγα Привет ελληνικά\nascii only\n日本語\n",
+        "v1.2.3\n1.2\nv\xd9\xa3.\xd9\xa4.\xd9\xa5 arabic digits\n10.20.30.40\na.b.c\n1..2.3\n",
+        "self.x = self.y + self.z\nself.a = self.b\nselfself self\n  def test_a_b(self):\n"
+        "def test_ab(self):\ndef test_a_b(self): x\n",
     };
     const char *pats[] = {"\\s+$",
                           "if \\(!\\w+\\)$",
@@ -408,6 +426,9 @@ static void test_filtered_counts(void) {
     CHECK(count_how("(?i)kfree", bufs[3], AS_COMPILED, 0, &(size_t){0}) == 1);
     CHECK(count_how("(?i)ſtraße", bufs[3], AS_COMPILED, 0, &(size_t){0}) == 1);
     CHECK(count_how("^.{70,}", bufs[5], AS_COMPILED, 0, &(size_t){0}) == 2);
+    CHECK(count_how("\\d+\\.\\d+\\.\\d+", bufs[10], AS_COMPILED, 0, &(size_t){0}) == 3);
+    CHECK(count_how("\\bself\\b.*\\bself\\b.*\\bself\\b", bufs[11], AS_COMPILED, 0, &(size_t){0}) ==
+          1);
 }
 
 static void test_text_scan(void) {
