@@ -42,6 +42,17 @@ check_contains "-l lists a file whose match precedes a late NUL" blob_late.bin "
 check "hidden files are skipped" bash -c "! grep -q '/\.' <<<'$out'"
 check "symlinks are not followed" bash -c "! grep -q link_to <<<'$out'"
 check_contains "the deep file is found" "d39/bottom.c" "$("$HARNESS" search -c return "$TMP/corpus/tiny/linux")"
+# UTF-16 with a BOM: transcoded and its text searched, as ripgrep does.
+out=$(cd "$TMP/corpus/tiny/linux" && "$HARNESS" search --count 'TODO' .)
+check_contains "UTF-16LE text is searched" "./Documentation/utf16/le.txt:2" "$out"
+check_contains "UTF-16BE text is searched" "./Documentation/utf16/be.txt:2" "$out"
+check_contains "unpaired surrogates and an odd byte decode as rg decodes them" "./Documentation/utf16/bad.txt:4" \
+    "$(cd "$TMP/corpus/tiny/linux" && "$HARNESS" search --count '\x{FFFD}' .)"
+check_contains "a surrogate pair across two reads" "./drivers/utf16/big.c:1" \
+    "$(cd "$TMP/corpus/tiny/linux" && "$HARNESS" search --count '\x{1F600} TODO across' .)"
+check "U+0000 makes a UTF-16 file binary for -c" bash -c "! grep -q utf16_ <<<'$out'"
+check_contains "-l lists a UTF-16 file whose match precedes a late U+0000" utf16_late_nul.bin \
+    "$("$HARNESS" search --files-with-matches 'TODO' "$TMP/corpus/tiny/linux")"
 
 # The real trees, when fetched (inside a git checkout: tell rg to ignore .gitignore).
 for t in linux cpython; do
