@@ -386,6 +386,25 @@ static int gen_edges(const char *root, struct rng *r, int py) {
     fputs("EXPORT_SYMBOL_GPL(late) def parse(self): FIXME\n", f);
     fputc(0, f);
     rc |= fclose(f);
+    /* With -P ripgrep reads through its 8 KiB decoder: a match 10 KB before
+     * the NUL is listed by -l (a separate read), one 4 KB before it is not
+     * (the same read); with a UTF-8 BOM too. */
+    static const char *const mids[][2] = {{"firmware/blob_mid.bin", ""},
+                                          {"firmware/blob_mid_bom.bin", "\xEF\xBB\xBF"},
+                                          {"firmware/blob_mid_near.bin", ""}};
+    for (int k = 0; k < 3; k++) {
+        if (!(f = create(root, mids[k][0])))
+            return -1;
+        fputs(mids[k][1], f);
+        for (int i = 0; i < (k == 2 ? 1200 : 600); i++)
+            fprintf(f, "%05d filler line of text here....\n", i);
+        fputs("TODO: FIXME mid-file match\n", f);
+        for (int i = 0; i < (k == 2 ? 110 : 280); i++)
+            fprintf(f, "%05d filler line of text here....\n", i);
+        fputc(0, f);
+        fputs("TODO after the NUL\n", f);
+        rc |= fclose(f);
+    }
     /* Hidden files and directories: skipped. */
     rc |= gen_text(root, ".hidden_notes.c", r, py, 4000, "\n");
     rc |= gen_text(root, ".tmp_versions/cached.c", r, py, 4000, "\n");

@@ -27,11 +27,12 @@
 #include "search_engine.h"
 #include "search_walk.h"
 
-/* ripgrep's line buffer: 64 KiB, grown only for longer lines. It decides
- * which lines `rg -l` has searched before it meets a NUL byte. */
+/* ripgrep's line buffer: 64 KiB, grown only for longer lines. */
 #define RG_BUFFER (64u << 10)
-/* encoding_rs_io's input buffer in ripgrep: UTF-16 is decoded 8 KiB at a
- * time, after the first 3 bytes (peeked for a BOM) on their own. */
+/* With -P ripgrep transcodes every file (UTF-8 to UTF-8, or UTF-16 after a
+ * BOM) through encoding_rs_io, whose input buffer is 8 KiB: its reads,
+ * which decide what `rg -l` has searched before it meets a NUL byte, are
+ * 8 KiB of input each, after the first 3 bytes (peeked for a BOM) alone. */
 #define RG_DECODE_BUFFER (8u << 10)
 #define XBUF (3 * (size_t)ENGINE_BUF + 8) /* decoded text: lossy UTF-8 or UTF-16 */
 
@@ -486,10 +487,12 @@ static int rg_took(struct engine *e, struct rgbuf *b, size_t n, int end, int *fo
 /* `rg -l` on a file with a NUL byte: ripgrep stops at the read that brings
  * the NUL in, without searching it, so the file is listed only when a match
  * lies in what it searched before. Replays ripgrep's reads: the first 3
- * bytes alone (peeked for a BOM), then as much as its 64 KiB buffer has
- * room for; for UTF-16, the decoding of 8 KiB of input at a time (after
- * the BOM). List mode only, never in a measured operation: it opens the
- * file again by its path. */
+ * bytes alone (peeked for a BOM; with a UTF-8 BOM, nothing: it is dropped),
+ * then 8 KiB of input at a time; for UTF-16, the decoding of the 3rd byte
+ * and the next 8 KiB, then 8 KiB at a time. (Decoding UTF-8 changes no
+ * read's NUL or '\n': rg_took() decodes the lines it matches.) List mode
+ * only, never in a measured operation: it opens the file again by its
+ * path. */
 static int64_t rg_list_binary(struct engine *e, struct file *f) {
     int fd = open(f->path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -502,7 +505,7 @@ static int64_t rg_list_binary(struct engine *e, struct file *f) {
         int has_bom = pread(fd, bom, 3, 0) == 3 && !memcmp(bom, "\xEF\xBB\xBF", 3);
         uint64_t off = has_bom ? 3 : 0;
         for (int first = !has_bom; b.buf;) {
-            size_t want = first ? 3 : b.cap > b.have ? b.cap - b.have : b.cap;
+            size_t want = first ? 3 : RG_DECODE_BUFFER;
             if (rg_room(&b, want) < 0)
                 break;
             ssize_t n = pread(fd, b.buf + b.have, want, (off_t)off);

@@ -39,6 +39,8 @@ out=$("$HARNESS" search --count 'TODO' "$TMP/corpus/tiny/linux")
 check "a NUL past 64 KiB hides the file from -c" bash -c "! grep -q blob_late <<<'$out'"
 out=$("$HARNESS" search --files-with-matches 'TODO' "$TMP/corpus/tiny/linux")
 check_contains "-l lists a file whose match precedes a late NUL" blob_late.bin "$out"
+check_contains "-l lists a file whose match is an 8 KiB read before the NUL" blob_mid.bin "$out"
+check "-l does not list one whose match shares the NUL's read" bash -c "! grep -q blob_mid_near <<<'$out'"
 check "hidden files are skipped" bash -c "! grep -q '/\.' <<<'$out'"
 check "symlinks are not followed" bash -c "! grep -q link_to <<<'$out'"
 check_contains "the deep file is found" "d39/bottom.c" "$("$HARNESS" search -c return "$TMP/corpus/tiny/linux")"
