@@ -364,6 +364,34 @@ static int lit_ok(const char *s, size_t n) {
     return n >= 2 || (n == 1 && rare_byte((unsigned char)s[0]));
 }
 
+/* The literal a positive look-around atom asserts, when its whole content
+ * is unquantified literal characters (caseless: the safe ones): its length
+ * in out, 0 when it is anything else. */
+static size_t look_literal(const unsigned char *p, const struct atom *look, int icase,
+                           char out[PREFILTER_LEN]) {
+    size_t i = look->at + 2, end = look->at + look->len - 1, n = 0; /* skip "(?", ")" */
+    if (p[i] == '<')
+        i++;
+    if (p[i] != '=')
+        return 0; /* negative: says nothing is there */
+    for (i++; i < end;) {
+        struct atom in;
+        size_t l = parse_atom(p, i, &in, 1);
+        unsigned qmin;
+        if (!l || in.kind != A_LIT || quant_len((const char *)p + i + l, &qmin) != 0 ||
+            (icase && (in.cp >= 0x80 || strchr("kKsS", (int)in.cp))))
+            return 0;
+        char b[4];
+        size_t bl = utf8_put(b, in.cp);
+        if (n + bl > PREFILTER_LEN)
+            return 0;
+        for (size_t k = 0; k < bl; k++)
+            out[n++] = icase && is_alpha(b[k]) ? (char)(b[k] | 0x20) : b[k];
+        i += l;
+    }
+    return n;
+}
+
 /* A literal run has ended: keep it in order (the first RUNS_MAX). */
 static void end_run(struct runs *r, const char *run, size_t len) {
     if (len && r->n < RUNS_MAX) {
@@ -465,6 +493,15 @@ int matcher_analyze(const char *pattern, struct analysis *a) {
             uint8_t set[16];
             if (ascii_set(pattern + at.at, at.len, icase, set) == 0 && set_empty(set))
                 alt_nonascii = 1;
+        } else if (at.kind == A_LOOK) {
+            /* (?=lit) or (?<=lit): the line holds lit too. A candidate for
+             * the best literal, but not a run in order (it overlaps what
+             * follows or precedes it). */
+            char lb[PREFILTER_LEN];
+            size_t ln = look_literal(p, &at, icase, lb);
+            if (lit_ok(lb, ln) > lit_ok(best, bestlen) ||
+                (lit_ok(lb, ln) == lit_ok(best, bestlen) && ln > bestlen))
+                memcpy(best, lb, bestlen = ln);
         }
         if (!joined) {
             if (nalt == 0)

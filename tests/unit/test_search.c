@@ -116,6 +116,11 @@ static void test_prefilter_extraction(void) {
         {"a\tbc", "=a\tbc"},
         {"(?=x)foo", "foo"}, /* look-around is opaque */
         {"(?<=x)foo", "foo"},
+        {"(?<=def )\\w+(?=\\(self)", "(self"}, /* what look-ahead asserts is there */
+        {"(?<=struct )\\w+", "struct "},
+        {"(?!struct )\\w+", ""},
+        {"(?=ab|cd)\\w+", ""},
+        {"(?=a+b)\\w+", ""},
         {"(?<n>x)foo", "foo"},
         {"Py_INCREF|Py_XDECREF", "=Py_INCREF|Py_XDECREF"},
         {"^\\s*#", "#"}, /* one byte, rare enough */
@@ -376,7 +381,10 @@ static void test_filtered_counts(void) {
         "self.x = self.y + self.z\nself.a = self.b\nselfself self\n  def test_a_b(self):\n"
         "def test_ab(self):\ndef test_a_b(self): x\n",
     };
-    const char *pats[] = {"\\s+$",
+    const char *pats[] = {"(?<=def )\\w+(?=\\(self)",
+                          "(?<=self)\\.\\w+",
+                          "(?=self)self\\.a",
+                          "\\s+$",
                           "if \\(!\\w+\\)$",
                           "\\r$",
                           "(?i)todo|fixme|xxx",
