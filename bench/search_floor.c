@@ -8,12 +8,14 @@
  *          close, as the harness's pread reader does (the default);
  *   uring: the harness's io_uring reader: openat/read/close as linked
  *          requests on direct descriptors, several files per submission.
- * Prints the median wall milliseconds over N passes, then files and bytes. */
+ * Prints the median wall and CPU (user + system) milliseconds over N passes,
+ * then files and bytes. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -26,6 +28,13 @@ static double now_ms(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static double cpu_ms(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+           (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
 }
 
 static int cmp(const void *a, const void *b) {
@@ -62,11 +71,11 @@ int main(int argc, char **argv) {
         fprintf(stderr, "search_floor: %s\n", rd ? "out of memory" : err);
         return 1;
     }
-    double t[1000];
+    double t[1000], c[1000];
     unsigned long long files = 0, bytes = 0;
     for (int r = 0; r < repeat; r++) {
         files = bytes = 0;
-        double t0 = now_ms();
+        double t0 = now_ms(), c0 = cpu_ms();
         if (walk_start(&w, root) < 0) {
             fprintf(stderr, "search_floor: %s\n", w.err);
             return 1;
@@ -106,10 +115,12 @@ int main(int argc, char **argv) {
             reader_done(rd, f);
         }
         t[r] = now_ms() - t0;
+        c[r] = cpu_ms() - c0;
     }
     qsort(t, (size_t)repeat, sizeof *t, cmp);
-    printf("%.1f ms median of %d (%s), %llu files, %llu bytes\n", t[repeat / 2], repeat,
-           reader_name(rd), files, bytes);
+    qsort(c, (size_t)repeat, sizeof *c, cmp);
+    printf("%.1f ms wall, %.1f ms cpu, median of %d (%s), %llu files, %llu bytes\n",
+           t[repeat / 2], c[repeat / 2], repeat, reader_name(rd), files, bytes);
     reader_close(rd);
     walk_free(&w);
     return 0;
