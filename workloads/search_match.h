@@ -43,6 +43,7 @@ struct runs {
 #define CHAIN_MAX 8
 struct chain {
     int n;
+    int end;                    /* X$'s chain: the end set, then '\n' */
     uint8_t set[CHAIN_MAX][32]; /* all 256 bytes, one bit each */
     uint8_t lo[CHAIN_MAX][16];  /* ASCII part by low nibble: bit h for byte h*16+lo */
 };
