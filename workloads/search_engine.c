@@ -563,6 +563,13 @@ static void finish_file(struct engine *e, struct file *f) {
 int engine_search(struct engine *e, struct matcher *m, const char *root, enum engine_mode mode,
                   engine_file_fn fn, void *arg, struct engine_totals *t) {
     e->m = m, e->mode = mode, e->fn = fn, e->arg = arg, e->t = t;
+    if (reader_failed(e->rd)) {
+        t->errors++;
+        if (!t->err[0])
+            snprintf(t->err, sizeof t->err, "the io_uring reader failed earlier: %s",
+                     strerror(reader_failed(e->rd)));
+        return -1;
+    }
     if (walk_start(&e->walk, root) < 0) {
         t->errors++;
         if (!t->err[0])
@@ -595,8 +602,11 @@ int engine_search(struct engine *e, struct matcher *m, const char *root, enum en
             if (reader_opening(e->rd, i))
                 keep[nkeep++] = e->dirfds[i];
         walk_release(&e->walk, keep, nkeep);
-        if (!rf)
+        if (!rf) {
+            if (reader_failed(e->rd)) /* the rest of the tree is not searched */
+                note_error(e, root, "the io_uring reader failed: search stopped");
             break;
+        }
         struct file f = {.path = e->paths[rf->slot]};
         if (rf->err) {
             note_error(e, f.path, strerror(rf->err));

@@ -56,6 +56,7 @@ struct reader {
     unsigned unsubmitted;                    /* io_uring: SQEs prepared, not submitted */
     unsigned skip_flag;                      /* IOSQE_CQE_SKIP_SUCCESS when supported */
     int ring_up;
+    int failed; /* io_uring_enter failed (errno): files may still be in flight */
     struct io_uring ring;
     char *bufs;
 };
@@ -129,6 +130,10 @@ int reader_room(const struct reader *r) {
         if (r->s[i].state == FREE)
             return (int)i;
     return -1;
+}
+
+int reader_failed(const struct reader *r) {
+    return r->failed;
 }
 
 int reader_opening(const struct reader *r, unsigned slot) {
@@ -301,6 +306,8 @@ struct reader_file *reader_next(struct reader *r) {
             sync_read(f, s->fd);
         return f;
     }
+    if (r->failed)
+        return NULL;
     /* Completions already in the ring cost no syscall; closes queued since
      * wait for the next batch. */
     reap(r);
@@ -309,8 +316,13 @@ struct reader_file *reader_next(struct reader *r) {
             io_uring_submit(&r->ring);
             r->unsubmitted = 0;
         }
-        if (!busy(r) || uring_wait(r, have_ready, 0) < 0)
+        if (!busy(r))
             return NULL;
+        int rc = uring_wait(r, have_ready, 0);
+        if (rc < 0) {
+            r->failed = -rc;
+            return NULL;
+        }
     }
     unsigned i = r->ready[r->rhead];
     r->rhead = (r->rhead + 1) % READER_SLOTS;
@@ -329,8 +341,11 @@ int reader_more(struct reader *r, struct reader_file *f, size_t keep) {
     }
     prep_read(r, f);
     int rc = uring_wait(r, slot_quiet, f->slot);
-    if (rc < 0 && !f->err)
-        f->err = -rc;
+    if (rc < 0) {
+        r->failed = -rc;
+        if (!f->err)
+            f->err = -rc;
+    }
     return f->err ? -1 : 0;
 }
 

@@ -63,6 +63,10 @@ struct reader_file *reader_next(struct reader *r);
  * READER_BUF. Returns 0, or -1 with f->err set. keep < READER_BUF. */
 int reader_more(struct reader *r, struct reader_file *f, size_t keep);
 
+/* The errno with which io_uring_enter failed, 0 if it never did. The
+ * reader is then unusable: reads may still be in flight in its buffers. */
+int reader_failed(const struct reader *r);
+
 /* Close f and free its slot. */
 void reader_done(struct reader *r, struct reader_file *f);
 
