@@ -9,11 +9,14 @@
  * \A \z \Z \G, verbs or inline options switched off keep the line by line
  * path, where the equivalence does not hold.
  *
- * Patterns in which PCRE2 finds no first code unit to scan for (\w+Error\b)
- * are slow over a whole buffer: PCRE2 tries a match at nearly every byte.
- * For those, literals that every match must contain are extracted from the
- * pattern (matcher_prefilter(), conservative), and only the lines holding
- * one are matched, each alone: ripgrep's own per-line semantics. */
+ * Most lines match nothing, and PCRE2 is slow to say so where it has no
+ * first code unit to scan for (\w+Error\b tries a match at nearly every
+ * byte). So before PCRE2 the lines that cannot match are skipped, by what
+ * the pattern's text says every match holds (matcher_analyze(): literals,
+ * their order, a chain of byte classes, a non-ASCII character, the line's
+ * last character, its length); the lines left are matched each alone,
+ * ripgrep's own per-line semantics, and a pattern that is only literals
+ * needs no PCRE2 at all. */
 #include <stdio.h>
 #include <string.h>
 #ifdef __SSE2__
