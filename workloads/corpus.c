@@ -269,6 +269,19 @@ static void put_utf16(FILE *f, const char *utf8, int be) {
     }
 }
 
+/* One generated line of code, written as UTF-16LE. */
+static void gen_line16(struct rng *r, FILE *f, int py) {
+    char *line = NULL;
+    size_t cap = 0;
+    FILE *m = open_memstream(&line, &cap);
+    if (!m)
+        return;
+    py ? py_line(r, m, "\n") : c_line(r, m, "\n");
+    fclose(m);
+    put_utf16(f, line, 0);
+    free(line);
+}
+
 /* Files with a UTF-16 BOM, which ripgrep transcodes to UTF-8 and searches
  * as text: both byte orders, CRLF, characters beyond the BMP, unpaired
  * surrogates, an odd last byte, a BOM alone, U+0000 early and past 64 KiB,
@@ -329,28 +342,13 @@ static int gen_utf16(const char *root, struct rng *r, int py) {
     if (!(f = create(root, py ? "Lib/test/utf16_big.py" : "drivers/utf16/big.c")))
         return -1;
     put_unit(f, 0xFEFF, 0);
-    char *line = NULL;
-    size_t cap = 0;
-    while (ftell(f) < 131070 - 400) {
-        FILE *m = open_memstream(&line, &cap);
-        if (!m)
-            break;
-        py ? py_line(r, m, "\n") : c_line(r, m, "\n");
-        fclose(m);
-        put_utf16(f, line, 0);
-    }
+    while (ftell(f) < 131070 - 400)
+        gen_line16(r, f, py);
     while (ftell(f) < 131070)
         put_unit(f, ' ', 0);
     put_utf16(f, "\xF0\x9F\x98\x80 TODO across reads\n", 0);
-    for (int i = 0; i < 2000; i++) {
-        FILE *m = open_memstream(&line, &cap);
-        if (!m)
-            break;
-        py ? py_line(r, m, "\n") : c_line(r, m, "\n");
-        fclose(m);
-        put_utf16(f, line, 0);
-    }
-    free(line);
+    for (int i = 0; i < 2000; i++)
+        gen_line16(r, f, py);
     rc |= fclose(f);
     return rc ? -1 : 0;
 }
