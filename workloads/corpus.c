@@ -6,8 +6,8 @@
  * private apt configuration that exists only while the command runs. small:
  * CPython plus a subset of Linux, hard-linked from the full trees. tiny: a
  * few MB generated from the seed, with the awkward files real trees contain
- * (binary files, hidden entries, symlinks, CRLF, invalid UTF-8, long lines,
- * deep directories). Each profile gets DIR/<profile>/manifest.json: package
+ * (binary files, hidden entries, symlinks, CRLF, invalid UTF-8, UTF-16 with
+ * a BOM, long lines, deep directories). Each profile gets DIR/<profile>/manifest.json: package
  * version, file count, bytes and a digest over paths and sizes, so two runs
  * can be shown to have searched the same thing. Idempotent. */
 #include <errno.h>
@@ -25,7 +25,7 @@
 #include "search.h"
 #include "workload.h"
 
-#define TINY_GENERATOR "aops-harness tiny corpus v1"
+#define TINY_GENERATOR "aops-harness tiny corpus v2" /* v2: UTF-16 files */
 
 void corpus_profile_dir(const struct config *cfg, char *out, size_t len) {
     snprintf(out, len, "%s/%s", search_opts(cfg)->corpus_dir, profile_name(cfg->profile));
@@ -246,6 +246,113 @@ static int gen_text(const char *root, const char *rel, struct rng *r, int py, si
     return fclose(f);
 }
 
+/* One UTF-16 code unit, little or big endian. */
+static void put_unit(FILE *f, unsigned u, int be) {
+    fputc(be ? (int)(u >> 8) : (int)(u & 0xFF), f);
+    fputc(be ? (int)(u & 0xFF) : (int)(u >> 8), f);
+}
+
+/* UTF-8 text as UTF-16 (surrogate pairs beyond U+FFFF). */
+static void put_utf16(FILE *f, const char *utf8, int be) {
+    const unsigned char *s = (const unsigned char *)utf8;
+    while (*s) {
+        unsigned c = *s, n = c < 0x80 ? 0 : c < 0xE0 ? 1 : c < 0xF0 ? 2 : 3;
+        c &= n == 0 ? 0x7F : n == 1 ? 0x1F : n == 2 ? 0x0F : 0x07;
+        for (unsigned k = 1; k <= n; k++)
+            c = c << 6 | (s[k] & 0x3F);
+        s += n + 1;
+        if (c >= 0x10000) {
+            put_unit(f, 0xD800 + ((c - 0x10000) >> 10), be);
+            put_unit(f, 0xDC00 + ((c - 0x10000) & 0x3FF), be);
+        } else
+            put_unit(f, c, be);
+    }
+}
+
+/* One generated line of code, written as UTF-16LE. */
+static void gen_line16(struct rng *r, FILE *f, int py) {
+    char *line = NULL;
+    size_t cap = 0;
+    FILE *m = open_memstream(&line, &cap);
+    if (!m)
+        return;
+    py ? py_line(r, m, "\n") : c_line(r, m, "\n");
+    fclose(m);
+    put_utf16(f, line, 0);
+    free(line);
+}
+
+/* Files with a UTF-16 BOM, which ripgrep transcodes to UTF-8 and searches
+ * as text: both byte orders, CRLF, characters beyond the BMP, unpaired
+ * surrogates, an odd last byte, a BOM alone, U+0000 early and past 64 KiB,
+ * and one larger than a read with a surrogate pair across reads. */
+static int gen_utf16(const char *root, struct rng *r, int py) {
+    static const char text[] =
+        "TODO: utf-16 text, spin_lock_irqsave(&x) and def parse(self):\r\n"
+        "Straße naïve café 日本語 Ünïcödé FIXME\n"
+        "beyond the BMP \xF0\x9F\x98\x80 return self._x\n"
+        "EXPORT_SYMBOL_GPL(late) Py_DECREF(x) raise ValueError(\n"
+        "trailing blanks  \nlast line without newline TODO";
+    FILE *f;
+    int rc = 0;
+    for (int be = 0; be < 2; be++) {
+        if (!(f = create(root, be ? "Documentation/utf16/be.txt" : "Documentation/utf16/le.txt")))
+            return -1;
+        put_unit(f, 0xFEFF, be);
+        put_utf16(f, text, be);
+        rc |= fclose(f);
+    }
+    /* Unpaired surrogates, then an odd last byte. */
+    if (!(f = create(root, "Documentation/utf16/bad.txt")))
+        return -1;
+    put_unit(f, 0xFEFF, 0);
+    put_utf16(f, "lone lead ", 0);
+    put_unit(f, 0xD83D, 0);
+    put_utf16(f, "TODO x\nlone trail ", 0);
+    put_unit(f, 0xDE00, 0);
+    put_utf16(f, " FIXME\nlead at the end ", 0);
+    put_unit(f, 0xD83D, 0);
+    put_utf16(f, "\nodd byte TODO", 0);
+    fputc('!', f);
+    rc |= fclose(f);
+    if (!(f = create(root, "Documentation/utf16/bom_only.txt")))
+        return -1;
+    put_unit(f, 0xFEFF, 0);
+    rc |= fclose(f);
+    /* U+0000: binary after transcoding; past 64 KiB of text, a match
+     * before it is still listed by -l. */
+    if (!(f = create(root, "firmware/utf16_nul.bin")))
+        return -1;
+    put_unit(f, 0xFEFF, 0);
+    put_utf16(f, "TODO: before the NUL\n", 0);
+    put_unit(f, 0, 0);
+    put_utf16(f, "FIXME after it\n", 0);
+    rc |= fclose(f);
+    if (!(f = create(root, "firmware/utf16_late_nul.bin")))
+        return -1;
+    put_unit(f, 0xFEFF, 1);
+    put_utf16(f, "TODO: spin_lock_irqsave Py_DECREF\n", 1);
+    for (int i = 0; i < 3000; i++)
+        put_utf16(f, "0123456789abcdef0123456789abcdef def parse(\n", 1);
+    put_unit(f, 0, 1);
+    put_utf16(f, "late NUL\n", 1);
+    rc |= fclose(f);
+    /* Larger than a read (128 KiB): lines of generated code, with a
+     * surrogate pair across the first read's end (raw offset 131072). */
+    if (!(f = create(root, py ? "Lib/test/utf16_big.py" : "drivers/utf16/big.c")))
+        return -1;
+    put_unit(f, 0xFEFF, 0);
+    while (ftell(f) < 131070 - 400)
+        gen_line16(r, f, py);
+    while (ftell(f) < 131070)
+        put_unit(f, ' ', 0);
+    put_utf16(f, "\xF0\x9F\x98\x80 TODO across reads\n", 0);
+    for (int i = 0; i < 2000; i++)
+        gen_line16(r, f, py);
+    rc |= fclose(f);
+    return rc ? -1 : 0;
+}
+
 /* The awkward files, in both trees so every pattern's tag meets them. */
 static int gen_edges(const char *root, struct rng *r, int py) {
     FILE *f;
@@ -277,6 +384,25 @@ static int gen_edges(const char *root, struct rng *r, int py) {
     fputs("EXPORT_SYMBOL_GPL(late) def parse(self): FIXME\n", f);
     fputc(0, f);
     rc |= fclose(f);
+    /* With -P ripgrep reads through its 8 KiB decoder: a match 10 KB before
+     * the NUL is listed by -l (a separate read), one 4 KB before it is not
+     * (the same read); with a UTF-8 BOM too. */
+    static const char *const mids[][2] = {{"firmware/blob_mid.bin", ""},
+                                          {"firmware/blob_mid_bom.bin", "\xEF\xBB\xBF"},
+                                          {"firmware/blob_mid_near.bin", ""}};
+    for (int k = 0; k < 3; k++) {
+        if (!(f = create(root, mids[k][0])))
+            return -1;
+        fputs(mids[k][1], f);
+        for (int i = 0; i < (k == 2 ? 1200 : 600); i++)
+            fprintf(f, "%05d filler line of text here....\n", i);
+        fputs("TODO: FIXME mid-file match\n", f);
+        for (int i = 0; i < (k == 2 ? 110 : 280); i++)
+            fprintf(f, "%05d filler line of text here....\n", i);
+        fputc(0, f);
+        fputs("TODO after the NUL\n", f);
+        rc |= fclose(f);
+    }
     /* Hidden files and directories: skipped. */
     rc |= gen_text(root, ".hidden_notes.c", r, py, 4000, "\n");
     rc |= gen_text(root, ".tmp_versions/cached.c", r, py, 4000, "\n");
@@ -321,6 +447,8 @@ static int gen_edges(const char *root, struct rng *r, int py) {
         return -1;
     fputs("first TODO\nlast line FIXME without newline", f);
     rc |= fclose(f);
+    if (gen_utf16(root, r, py) < 0)
+        return -1;
     /* Deep directories. */
     char deep[2048] = "deep";
     for (int i = 0; i < 40; i++)

@@ -2,9 +2,10 @@
  * reader, count matching lines with a matcher, the way `rg -P -c` (or -l)
  * does.
  *
- * An engine holds everything a search needs (reader, slot buffers, the walk's
- * buffers), allocated once by engine_open(), so engine_search() allocates
- * nothing in count mode: it is what a measured operation calls. */
+ * An engine holds everything a search needs (reader, its buffers, the
+ * walk's buffers, the decoding buffer), allocated once by engine_open(), so
+ * engine_search() allocates nothing in count mode: it is what a measured
+ * operation calls. */
 #ifndef AOPS_SEARCH_ENGINE_H
 #define AOPS_SEARCH_ENGINE_H
 
@@ -14,8 +15,8 @@
 #include "search_match.h"
 #include "search_reader.h"
 
-#define ENGINE_SLOTS 8           /* files read at once */
-#define ENGINE_BUF (1u << 20)    /* per file in flight: lines up to 1 MiB */
+#define ENGINE_SLOTS READER_SLOTS /* files read at once (io_uring) */
+#define ENGINE_BUF READER_BUF     /* per file in flight: lines up to 1 MiB */
 
 enum engine_mode { ENGINE_COUNT = 0, ENGINE_LIST };
 
@@ -44,10 +45,24 @@ const char *engine_reader_name(const struct engine *e);
 int engine_search(struct engine *e, struct matcher *m, const char *root, enum engine_mode mode,
                   engine_file_fn fn, void *arg, struct engine_totals *t);
 
+/* One pass over s[0..n): TEXT_NUL when it holds a NUL byte, TEXT_HIGH when
+ * a byte >= 0x80 (so not pure ASCII). */
+#define TEXT_NUL 1u
+#define TEXT_HIGH 2u
+unsigned text_scan(const char *s, size_t n);
+
 /* ripgrep decodes invalid UTF-8 before PCRE2 sees it, each maximal invalid
  * sequence becoming U+FFFD. Returns 1 when s[0..n) is valid UTF-8. */
 int utf8_valid(const char *s, size_t n);
 /* Writes the decoded text to out (room for 3 * n bytes), returns its length. */
 size_t utf8_lossy(const char *s, size_t n, char *out);
+
+/* ripgrep transcodes a file that starts with a UTF-16 BOM to UTF-8 (with
+ * encoding_rs: each unpaired surrogate, and an odd last byte, becomes
+ * U+FFFD). Decodes the UTF-16 (big_endian or little) units of s[0..n) into
+ * out (room for 3 * n / 2 + 3 bytes) and returns the bytes written; *used
+ * gets the input consumed. Unless last, an incomplete unit or a lead
+ * surrogate at the end is left for the next call (*used < n). */
+size_t utf16_to_utf8(const char *s, size_t n, int big_endian, int last, char *out, size_t *used);
 
 #endif

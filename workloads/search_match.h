@@ -14,14 +14,48 @@
 #include <pcre2.h>
 
 /* Literals of which every match contains at least one (see
- * matcher_prefilter()). n == 0: no prefilter. */
-#define PREFILTER_MAX 8   /* literals: one per top-level alternative */
-#define PREFILTER_LEN 64  /* bytes kept of each (a prefix of a required literal is required) */
+ * matcher_analyze()). n == 0: no prefilter. */
+#define PREFILTER_MAX 8  /* literals: one per top-level alternative */
+#define PREFILTER_LEN 64 /* bytes kept of each (a prefix of a required literal is required) */
 struct prefilter {
     int n;
+    int icase; /* (?i): the literals are ASCII, lower case, found ignoring ASCII case */
+    int pure;  /* the pattern is just these literals: a line matches iff it holds one */
     size_t len[PREFILTER_MAX];
     size_t rare[PREFILTER_MAX][2]; /* offsets of the two rarest bytes: those scanned for */
     char lit[PREFILTER_MAX][PREFILTER_LEN];
+};
+
+/* A one-alternative pattern's literal runs, in order: a matching line
+ * holds them all, one after the other, not overlapping. */
+#define RUNS_MAX 8
+struct runs {
+    int n;
+    int icase;
+    size_t len[RUNS_MAX];
+    char lit[RUNS_MAX][PREFILTER_LEN]; /* (?i): lower case, found ignoring ASCII case */
+};
+
+/* A one-alternative pattern's longest chain of one-character atoms that a
+ * match holds side by side (\d+\.\d+: a digit, '.', a digit), as byte
+ * sets: a multi-byte character can only be at either end, its bytes all
+ * in the set's upper half. */
+#define CHAIN_MAX 8
+struct chain {
+    int n;
+    int end;                    /* X$'s chain: the end set, then '\n' */
+    uint8_t set[CHAIN_MAX][32]; /* all 256 bytes, one bit each */
+    uint8_t lo[CHAIN_MAX][16];  /* ASCII part by low nibble: bit h for byte h*16+lo */
+};
+
+/* What a pattern's text says about the lines it can match. */
+struct analysis {
+    struct prefilter pf;
+    struct runs runs;
+    struct chain chain;
+    int nonascii;       /* every match holds a character outside ASCII */
+    int endf;           /* a matching line's last byte is in endset, or >= 0x80 */
+    uint8_t endset[16]; /* ASCII bytes, one bit each */
 };
 
 struct matcher {
@@ -29,9 +63,15 @@ struct matcher {
     pcre2_match_data *md;
     pcre2_match_context *mctx;
     pcre2_jit_stack *jstack;
-    int per_line; /* the pattern can see past its line: match line by line */
-    int jit;      /* JIT compiled */
+    int per_line;        /* the pattern can see past its line: match line by line */
+    int jit;             /* JIT compiled */
     struct prefilter pf; /* pf.n > 0: only lines holding a literal are matched */
+    struct runs runs;    /* runs.n > 1: only lines holding them all in order */
+    struct chain chain;  /* chain.n > 0 (and no literals): only lines holding it */
+    int nonascii;        /* an all-ASCII buffer has no match */
+    int endf;            /* only lines whose last byte is in endset can match */
+    uint8_t endset[32];  /* all 256 bytes, one bit each */
+    size_t minlen;       /* a shorter line (in bytes) cannot match */
 };
 
 /* Compile pattern once (JIT, explicit JIT stack, match and depth limits).
@@ -40,28 +80,31 @@ int matcher_compile(struct matcher *m, const char *pattern, char *err, size_t er
 void matcher_free(struct matcher *m);
 
 /* Count the lines of buf[0..len) that match. buf holds whole lines: every
- * line ends in '\n' except, when last_partial, the final one (a file's last
- * line without terminator). With stop_first the count stops at 1 and
- * *first_end gets the end offset (past the '\n') of the first matching line.
- * Returns the count, or -1 when PCRE2 gave up (match limit: a pathological
- * pattern) with err set. Never allocates. */
-int64_t matcher_count(struct matcher *m, const char *buf, size_t len, int last_partial,
-                      int stop_first, size_t *first_end, char *err, size_t errlen);
+ * line ends in '\n' except perhaps the last (a file's last line without
+ * one); it is valid UTF-8 (the engine decodes what is not). flags:
+ * MATCH_ASCII: buf is all ASCII (lets a pattern that needs a non-ASCII
+ * character skip it); MATCH_STOP_FIRST: stop at the first matching line,
+ * *first_end getting its end offset (past the '\n'). Returns the count, or
+ * -1 when PCRE2 gave up (match limit: a pathological pattern) with err set.
+ * Never allocates. */
+#define MATCH_STOP_FIRST 1u
+#define MATCH_ASCII 2u
+int64_t matcher_count(struct matcher *m, const char *buf, size_t len, unsigned flags,
+                      size_t *first_end, char *err, size_t errlen);
 
 /* 1 when the pattern can look outside the line it matches in (look-around,
  * \A \z \Z \G, verbs, options switched off inline): those are matched line
  * by line; everything else searches the whole buffer at once. */
 int matcher_needs_per_line(const char *pattern);
 
-/* Fill pf with literals such that every match of pattern contains one of
- * them: the longest run of plain literal characters (2 bytes at least, none
- * quantified) in the top-level concatenation, or one such run per top-level
- * alternative. Groups (?:..) and (..), `.`, `^`, `$`, \w \d \s \h (and
- * negations), \b \B, \p{..} \P{..} and \1..\9 are skipped as opaque atoms.
- * Anything else gives up (pf->n = 0): classes [..], any (? other than (?:
- * (inline options such as (?i), look-around, named groups), verbs (*..),
- * \Q..\E, other escapes, a '{' that is not a quantifier, control bytes.
- * Returns pf->n. */
+/* Read the pattern as ripgrep hands it to PCRE2 and fill a (see the
+ * comment in search_match.c for what is understood and what gives up).
+ * Never wrong, sometimes silent: every field is a necessary condition for a
+ * match or empty. Returns 0, or -1 when the pattern was not understood (a
+ * is then all zero). */
+int matcher_analyze(const char *pattern, struct analysis *a);
+
+/* The literals alone: fills pf, returns pf->n. */
 int matcher_prefilter(const char *pattern, struct prefilter *pf);
 
 #endif

@@ -34,7 +34,31 @@ void walk_free(struct walk *w) {
     w->bufs = NULL;
 }
 
+void walk_release(struct walk *w, const int *keep, int nkeep) {
+    int n = 0;
+    for (int i = 0; i < w->nlate; i++) {
+        int k = 0;
+        while (k < nkeep && keep[k] != w->late[i])
+            k++;
+        if (k < nkeep)
+            w->late[n++] = w->late[i];
+        else
+            close(w->late[i]);
+    }
+    w->nlate = n;
+}
+
+/* A directory is done: close it now, or later if a file of it may still be
+ * waiting to be opened relative to it. */
+static void level_done(struct walk *w, struct walk_level *L) {
+    if (L->lent && w->nlate < (int)(sizeof w->late / sizeof w->late[0]))
+        w->late[w->nlate++] = L->fd;
+    else
+        close(L->fd);
+}
+
 void walk_stop(struct walk *w) {
+    walk_release(w, NULL, 0);
     while (w->depth > 0)
         close(w->lv[--w->depth].fd);
     w->root_is_file = 0;
@@ -93,7 +117,7 @@ int walk_next(struct walk *w, int *dirfd, const char **name) {
                     w->path[L->pathlen] = 0;
                     walk_error(w, w->path, errno);
                 }
-                close(L->fd);
+                level_done(w, L);
                 w->depth--;
                 continue;
             }
@@ -121,6 +145,7 @@ int walk_next(struct walk *w, int *dirfd, const char **name) {
             type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_LNK;
         }
         if (type == DT_REG) {
+            L->lent = 1;
             *dirfd = L->fd;
             *name = nm;
             return 1;
@@ -140,6 +165,7 @@ int walk_next(struct walk *w, int *dirfd, const char **name) {
         w->path[pl++] = '/';
         struct walk_level *C = &w->lv[w->depth++];
         C->fd = fd;
+        C->lent = 0;
         C->pos = C->len = 0;
         C->pathlen = pl;
     }

@@ -69,10 +69,23 @@ check "a NUL past 64 KiB hides the file from -c" bash -c "! grep -q blob_late <<
 out=$("$HARNESS" search --files-with-matches 'TODO' "$TMP/corpus/tiny/linux")
 check_contains "-l lists a file whose match precedes a late NUL" blob_late.bin "$out"
 check "the corpus has a hidden file that matches" bash -c "rg -l --hidden --no-ignore TODO '$TMP/corpus/tiny/linux' | grep -q '/\.'"
+check_contains "-l lists a file whose match is an 8 KiB read before the NUL" blob_mid.bin "$out"
+check "-l does not list one whose match shares the NUL's read" bash -c "! grep -q blob_mid_near <<<'$out'"
 check "hidden files are skipped" bash -c "! grep -q '/\.' <<<'$out'"
 check "the corpus has a symlink to a file that matches" bash -c "rg -L -l --no-ignore TODO '$TMP/corpus/tiny/linux' | grep -q link_to"
 check "symlinks are not followed" bash -c "! grep -q link_to <<<'$out'"
 check_contains "the deep file is found" "d39/bottom.c" "$("$HARNESS" search -c return "$TMP/corpus/tiny/linux")"
+# UTF-16 with a BOM: transcoded and its text searched, as ripgrep does.
+out=$(cd "$TMP/corpus/tiny/linux" && "$HARNESS" search --count 'TODO' .)
+check_contains "UTF-16LE text is searched" "./Documentation/utf16/le.txt:2" "$out"
+check_contains "UTF-16BE text is searched" "./Documentation/utf16/be.txt:2" "$out"
+check_contains "unpaired surrogates and an odd byte decode as rg decodes them" "./Documentation/utf16/bad.txt:4" \
+    "$(cd "$TMP/corpus/tiny/linux" && "$HARNESS" search --count '\x{FFFD}' .)"
+check_contains "a surrogate pair across two reads" "./drivers/utf16/big.c:1" \
+    "$(cd "$TMP/corpus/tiny/linux" && "$HARNESS" search --count '\x{1F600} TODO across' .)"
+check "U+0000 makes a UTF-16 file binary for -c" bash -c "! grep -q utf16_ <<<'$out'"
+check_contains "-l lists a UTF-16 file whose match precedes a late U+0000" utf16_late_nul.bin \
+    "$("$HARNESS" search --files-with-matches 'TODO' "$TMP/corpus/tiny/linux")"
 
 # The real trees, when fetched (inside a git checkout: tell rg to ignore .gitignore).
 if [ "$REAL" != none ]; then

@@ -1,9 +1,11 @@
 /* test_search.c -- the search engine's parts against what ripgrep does:
- * whole-buffer matching agrees with line-by-line matching, limits turn a
- * pathological pattern into an error, invalid UTF-8 is decoded as ripgrep
- * decodes it, and the io_uring and pread readers count the same lines over
- * a tree with the awkward files (hidden, symlinks, NUL, a file larger than
- * the buffer with lines across read boundaries). */
+ * whole-buffer matching, the prefilters (literals, caseless literals, pure
+ * literals, line ends, line length, all-ASCII buffers) all agree with
+ * line-by-line matching; limits turn a pathological pattern into an error;
+ * invalid UTF-8 is decoded and UTF-16 transcoded as ripgrep does; and the
+ * io_uring and pread readers count the same lines over a tree with the
+ * awkward files (hidden, symlinks, NUL, UTF-16, a file larger than the
+ * buffer with lines across read boundaries). */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,12 +17,14 @@
 #include "../../workloads/search_engine.h"
 #include "unit.h"
 
-enum how { AS_COMPILED = 0, PER_LINE, WHOLE_BUFFER, PREFILTER };
+enum how { AS_COMPILED = 0, PER_LINE, WHOLE_BUFFER, PREFILTER, ASCII_HINT };
 
 /* Count the matching lines of buf; with stop_first the first matching
  * line's end goes to *fe. how forces one path: the line by line one or the
- * whole-buffer one (no prefilter), or the prefilter whenever literals can
- * be extracted (even where matcher_compile judges it does not pay). */
+ * whole-buffer one (no filter of any kind), or the prefilter whenever
+ * literals can be extracted (even where matcher_compile judges it does not
+ * pay); AS_COMPILED is what the search does, ASCII_HINT the same telling
+ * the matcher the buffer is all ASCII when it is. */
 static int64_t count_how(const char *pat, const char *buf, enum how how, int stop_first,
                          size_t *fe) {
     struct matcher m;
@@ -31,11 +35,16 @@ static int64_t count_how(const char *pat, const char *buf, enum how how, int sto
     }
     if (how == PER_LINE)
         m.per_line = 1;
-    if (how == PER_LINE || how == WHOLE_BUFFER)
+    if (how == PER_LINE || how == WHOLE_BUFFER) {
         m.pf.n = 0;
+        m.endf = 0, m.minlen = 0, m.nonascii = 0;
+    }
     if (how == PREFILTER)
         matcher_prefilter(pat, &m.pf);
-    int64_t n = matcher_count(&m, buf, strlen(buf), 1, stop_first, fe, err, sizeof err);
+    unsigned flags = stop_first ? MATCH_STOP_FIRST : 0;
+    if (how == ASCII_HINT && !(text_scan(buf, strlen(buf)) & TEXT_HIGH))
+        flags |= MATCH_ASCII;
+    int64_t n = matcher_count(&m, buf, strlen(buf), flags, fe, err, sizeof err);
     matcher_free(&m);
     return n;
 }
@@ -47,28 +56,30 @@ static int64_t count(const char *pat, const char *buf, int force_per_line) {
 
 static void test_whole_buffer_equals_per_line(void) {
     const char *buf = "foo bar\n  \n\nbaz foo\t\nqux\r\nend foo";
-    const char *pats[] = {"foo", "^foo", "foo$", "\\s+$", "^$", "^", "$", "o\\s+b", "[^x]+",
-                          "(?s)o.b", "\\bba", "qux\\r$", "foo\\s*$", "\\Rqux", "(\\w)\\1", NULL};
+    const char *pats[] = {"foo",      "^foo",   "foo$",     "\\s+$",   "^$",    "^",
+                          "$",        "o\\s+b", "[^x]+",    "(?s)o.b", "\\bba", "qux\\r$",
+                          "foo\\s*$", "\\Rqux", "(\\w)\\1", NULL};
     for (int i = 0; pats[i]; i++) {
         int64_t whole = count(pats[i], buf, 0), line = count(pats[i], buf, 1);
         CHECKF(whole == line, "'%s': whole buffer %lld, per line %lld", pats[i], (long long)whole,
                (long long)line);
     }
     CHECK(count("foo", buf, 0) == 3);
-    CHECK(count("^$", buf, 0) == 1);      /* the empty line, not a phantom after the last */
-    CHECK(count("\\n", buf, 0) == 0);     /* lines are matched without their '\n' */
-    CHECK(count("qux$", buf, 0) == 0);    /* '\r' is part of the line */
-    CHECK(count("\\s+$", buf, 0) == 3);   /* "  ", "baz foo\t", "qux\r" */
-    CHECK(count("", "", 0) == 0);         /* an empty file has no lines */
+    CHECK(count("^$", buf, 0) == 1);    /* the empty line, not a phantom after the last */
+    CHECK(count("\\n", buf, 0) == 0);   /* lines are matched without their '\n' */
+    CHECK(count("qux$", buf, 0) == 0);  /* '\r' is part of the line */
+    CHECK(count("\\s+$", buf, 0) == 3); /* "  ", "baz foo\t", "qux\r" */
+    CHECK(count("", "", 0) == 0);       /* an empty file has no lines */
 }
 
-/* The literals extracted, joined with '|' ("" when the pattern gets none). */
+/* The literals extracted, joined with '|' ("" when the pattern gets none),
+ * "i:" ahead when caseless, "=" ahead when the pattern is just them. */
 static const char *literals(const char *pat) {
     static char out[8 * 70];
     struct prefilter pf;
-    size_t o = 0;
     int n = matcher_prefilter(pat, &pf);
-    out[0] = 0;
+    size_t o = (size_t)snprintf(out, sizeof out, "%s%s", n && pf.icase ? "i:" : "",
+                                n && pf.pure ? "=" : "");
     for (int k = 0; k < n; k++)
         o += (size_t)snprintf(out + o, sizeof out - o, "%s%.*s", k ? "|" : "", (int)pf.len[k],
                               pf.lit[k]);
@@ -78,50 +89,74 @@ static const char *literals(const char *pat) {
 static void test_prefilter_extraction(void) {
     static const char *const cases[][2] = {
         /* what gives a prefilter: the longest unquantified literal run */
-        {"foo", "foo"},
+        {"foo", "=foo"},
         {"\\w+Error\\b", "Error"},
         {"\\w+_suspend|\\w+_resume", "_suspend|_resume"},
         {"(\\w+)->\\1", "->"},
         {"\\p{Lu}\\p{Ll}+ße", "ße"},
         {"\\pL\\P{Greek}ab", "ab"},
         {"^\\s*goto \\w+;$", "goto "},
-        {"a\\.b\\(", "a.b("},
-        {"abc+d", "ab"},      /* 'c' is quantified: not in the run */
+        {"a\\.b\\(", "=a.b("},
+        {"abc+d", "ab"}, /* 'c' is quantified: not in the run */
         {"foo?", "fo"},
-        {"é+ab", "ab"},       /* the quantifier takes the whole character */
+        {"é+ab", "ab"}, /* the quantifier takes the whole character */
         {"x\\.?ßé", "ßé"},
         {"(foo)*bar", "bar"}, /* groups are opaque */
         {"(?:a|b)cd|ef(gh)+", "cd|ef"},
         {"a{2}bc{1,}de{3,5}?fg", "fg"},
         {"a{2}bc{1,}de{3,5}?", ""}, /* "b" and "d" are not one run */
         {"^ \\* .*memory", "memory"},
-        {"ab\\bcd", "ab"},    /* an assertion ends a run */
+        {"ab\\bcd", "ab"}, /* an assertion ends a run */
+        {"[a]bc", "bc"},   /* classes are one character, opaque */
+        {"bc[]a]", "bc"},
+        {"[[:alpha:]]bc", "bc"},
+        {"\\x41bc", "=Abc"},
+        {"\\x{e9}t\\x{e9}", "=été"},
+        {"ab\\tcd", "=ab\tcd"},
+        {"a\tbc", "=a\tbc"},
+        {"(?=x)foo", "foo"}, /* look-around is opaque */
+        {"(?<=x)foo", "foo"},
+        {"(?<=def )\\w+(?=\\(self)", "(self"}, /* what look-ahead asserts is there */
+        {"(?<=struct )\\w+", "struct "},
+        {"(?!struct )\\w+", ""},
+        {"(?=ab|cd)\\w+", ""},
+        {"(?=a+b)\\w+", ""},
+        {"(?<n>x)foo", "foo"},
+        {"Py_INCREF|Py_XDECREF", "=Py_INCREF|Py_XDECREF"},
+        {"^\\s*#", "#"}, /* one byte, rare enough */
+        {"^\\s*@\\w+", "@"},
+        /* caseless: ASCII only, never k or s (U+212A, U+017F match them) */
+        {"(?i)fixme", "i:=fixme"},
+        {"(?i)FixMe|TODO", "i:=fixme|todo"},
+        {"(?i)kfree", "i:free"},
+        {"(?i)straße|naïve|café", "i:tra|na|caf"},
+        {"(?i)ünïcödé", ""},
+        {"(?i)^\\s*#\\s*include", "i:include"},
         /* what gives up */
         {"\\w+", ""},
-        {"ab+", ""},          /* a single byte is not worth it */
-        {"foo|b", ""},        /* every alternative needs a literal */
+        {"ab+", ""}, /* a single common byte is not worth it */
+        {"\\b(?:ext4|xfs)_\\w+\\(", ""},
+        {"foo|b", ""}, /* every alternative needs a literal */
         {"foo|", ""},
-        {"(?i)foo", ""},
         {"foo(?i)bar", ""},
         {"(?:(?i)x)foo", ""},
         {"(?x)foo bar", ""},
-        {"[a]bc", ""},
-        {"bc[a]", ""},
+        {"(?is)foo", ""},
         {"\\Qfoo\\E", ""},
-        {"\\x41bc", ""},
-        {"ab\\tcd", ""},
-        {"(?=x)foo", ""},
-        {"(?<=x)foo", ""},
-        {"(?<n>x)foo", ""},
+        {"[\\Qa\\E]bc", ""},
         {"(*UTF)foo", ""},
+        {"(?#c)foo", ""},
         {"(?:foo)?", ""},
-        {"x{,3}yz", ""},      /* "{,3}": a quantifier in newer PCRE2 only */
+        {"x{,3}yz", ""}, /* "{,3}": a quantifier in newer PCRE2 only */
         {"ab{x}", ""},
-        {"foo)|(bar", ""},   /* escapes ripgrep's wrapping group */
+        {"foo)|(bar", ""}, /* escapes ripgrep's wrapping group */
         {"(foo", ""},
+        {"[foo", ""},
         {"\\10ab", ""},
         {"foo\\", ""},
-        {"a\tbc", ""},
+        {"ab\\Kcd", ""},
+        {"ab\\ncd", ""},
+        {"\\x{}ab", ""},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *got = literals(cases[i][0]);
@@ -137,12 +172,15 @@ static void test_prefilter_extraction(void) {
     /* Eight alternatives at most. */
     CHECK(matcher_prefilter("aa|bb|cc|dd|ee|ff|gg|hh", &pf) == 8);
     CHECK(matcher_prefilter("aa|bb|cc|dd|ee|ff|gg|hh|ii", &pf) == 0);
-    /* matcher_compile keeps it only where PCRE2 has no first code unit. */
+    /* matcher_compile uses the literals whenever there are some; alone,
+     * they are the whole match. */
     struct matcher m;
     char err[512];
     CHECK(matcher_compile(&m, "\\w+Error\\b", err, sizeof err) == 0 && m.pf.n == 1);
     matcher_free(&m);
-    CHECK(matcher_compile(&m, "return", err, sizeof err) == 0 && m.pf.n == 0);
+    CHECK(matcher_compile(&m, "return", err, sizeof err) == 0 && m.pf.n == 1 && m.pf.pure);
+    matcher_free(&m);
+    CHECK(matcher_compile(&m, "return \\w+", err, sizeof err) == 0 && m.pf.n == 1 && !m.pf.pure);
     matcher_free(&m);
 }
 
@@ -161,22 +199,32 @@ static void test_prefilter_counts(void) {
         "\n\n\n",
         "x",
     };
-    const char *pats[] = {"\\w+Error\\b", "(\\w+)->\\1", "\\w+_suspend|\\w+_resume",
-                          "\\p{Lu}\\p{Ll}+ße", "^\\s*goto \\w+;$", "^ \\* .*memory",
-                          "Error$", "^->", "\\bError\\b|_resume$", NULL};
+    const char *pats[] = {"\\w+Error\\b",
+                          "(\\w+)->\\1",
+                          "\\w+_suspend|\\w+_resume",
+                          "\\p{Lu}\\p{Ll}+ße",
+                          "^\\s*goto \\w+;$",
+                          "^ \\* .*memory",
+                          "Error$",
+                          "^->",
+                          "\\bError\\b|_resume$",
+                          NULL};
     for (size_t b = 0; b < sizeof bufs / sizeof bufs[0]; b++)
         for (int i = 0; pats[i]; i++) {
             size_t fe1 = 0, fe2 = 0, fe3 = 0;
             int64_t pf = count_how(pats[i], bufs[b], PREFILTER, 0, &fe1);
             int64_t line = count_how(pats[i], bufs[b], PER_LINE, 0, &fe1);
             int64_t whole = count_how(pats[i], bufs[b], WHOLE_BUFFER, 0, &fe1);
-            CHECKF(pf == line && pf == whole, "'%s' on buffer %zu: prefilter %lld, per line %lld, "
-                   "whole buffer %lld", pats[i], b, (long long)pf, (long long)line,
-                   (long long)whole);
+            CHECKF(pf == line && pf == whole,
+                   "'%s' on buffer %zu: prefilter %lld, per line %lld, "
+                   "whole buffer %lld",
+                   pats[i], b, (long long)pf, (long long)line, (long long)whole);
             int64_t f1 = count_how(pats[i], bufs[b], PREFILTER, 1, &fe2);
             int64_t f2 = count_how(pats[i], bufs[b], PER_LINE, 1, &fe3);
-            CHECKF(f1 == f2 && (f1 == 0 || fe2 == fe3), "'%s' on buffer %zu: first match ends "
-                   "%zu (prefilter), %zu (per line)", pats[i], b, fe2, fe3);
+            CHECKF(f1 == f2 && (f1 == 0 || fe2 == fe3),
+                   "'%s' on buffer %zu: first match ends "
+                   "%zu (prefilter), %zu (per line)",
+                   pats[i], b, fe2, fe3);
         }
     /* The literal at every offset of a buffer longer than the 16-byte scan
      * blocks, up to its very end, next to near misses. */
@@ -193,14 +241,255 @@ static void test_prefilter_counts(void) {
         for (int i = 0; pp[i]; i++) {
             int64_t pf = count_how(pp[i], b, PREFILTER, 0, &fe1);
             int64_t line = count_how(pp[i], b, PER_LINE, 0, &fe1);
-            CHECKF(pf == line, "'%s', literal at %d: prefilter %lld, per line %lld", pp[i],
-                   pos, (long long)pf, (long long)line);
+            CHECKF(pf == line, "'%s', literal at %d: prefilter %lld, per line %lld", pp[i], pos,
+                   (long long)pf, (long long)line);
         }
     }
     size_t fe;
     CHECK(count_how("\\w+Error\\b", bufs[0], PREFILTER, 0, &fe) == 2);
     CHECK(count_how("(\\w+)->\\1", bufs[1], PREFILTER, 0, &fe) == 3);
     CHECK(count_how("\\w+_suspend|\\w+_resume", bufs[2], PREFILTER, 0, &fe) == 3);
+}
+
+/* What the analysis says beyond literals: a needed non-ASCII character, the
+ * set of bytes a matching line ends in. */
+static void test_analysis(void) {
+    static const char *const nonascii[] = {"[\\p{Greek}\\p{Cyrillic}]+",
+                                           "\\p{L}+\\x{FFFD}",
+                                           "(?i)ünïcödé",
+                                           "Straße",
+                                           "[^\\x00-\\x7F]",
+                                           "(?i)straße|naïve|café",
+                                           "[\\x{4e00}-\\x{9fff}]+",
+                                           "a|é",
+                                           NULL};
+    static const char *const ascii_ok[] = {"\\w+",  "(?i)ſ",    "(?i)\\x{212A}", "(?i)é|x", "a|é",
+                                           "[é]?x", "(?:é|a)x", ".é?",           "\\W",     NULL};
+    for (int i = 0; nonascii[i]; i++) {
+        struct matcher m;
+        char err[512];
+        CHECK(matcher_compile(&m, nonascii[i], err, sizeof err) == 0);
+        CHECKF(m.nonascii || !strcmp(nonascii[i], "a|é"), "'%s' should need non-ASCII",
+               nonascii[i]);
+        matcher_free(&m);
+    }
+    for (int i = 0; ascii_ok[i]; i++) {
+        struct matcher m;
+        char err[512];
+        CHECK(matcher_compile(&m, ascii_ok[i], err, sizeof err) == 0);
+        CHECKF(!m.nonascii, "'%s' can match ASCII text", ascii_ok[i]);
+        matcher_free(&m);
+    }
+    /* End sets. */
+    static const struct {
+        const char *pat;
+        const char *ends; /* the ASCII bytes, NULL: no end filter */
+    } ends[] = {
+        {"\\s+$", "\t\v\f\r "}, {"if \\(!\\w+\\)$", ")"}, {"\\r$", "\r"},
+        {"(?i)ax$", "Xx"},      {"^(?!.*;).*\\)$", ")"},  {"[ab]{2,}$", "ab"},
+        {"\\s*$", NULL},        {"a$|b", NULL},           {"(?:a)$", NULL},
+        {"^$", NULL},           {"a\\$", NULL},           {"é$", ""},
+    };
+    /* Chains and runs. */
+    struct analysis ca;
+    matcher_analyze("\\d+\\.\\d+\\.\\d+", &ca);
+    CHECK(ca.pf.n == 0 && ca.chain.n == 3 && (ca.chain.set[1]['.' >> 3] >> ('.' & 7) & 1) &&
+          ca.chain.set[0][16] == 0xFF && ca.chain.set[1][16] == 0);
+    matcher_analyze("a\\w+b", &ca); /* the class may be multi-byte: a, \\w | \\w, b */
+    CHECK(ca.chain.n == 0);
+    matcher_analyze("[ab]xy+", &ca);
+    CHECK(ca.chain.n == 3);
+    matcher_analyze("\\d\\.\\d|x", &ca); /* one alternative only */
+    CHECK(ca.chain.n == 0);
+    matcher_analyze("\\bself\\b.*\\bself\\b.*\\bself\\b", &ca);
+    CHECK(ca.runs.n == 3 && ca.runs.len[2] == 4);
+    matcher_analyze("(?i)def x\\(Self\\):", &ca); /* 's' ends a caseless run */
+    CHECK(ca.runs.n == 2 && ca.runs.icase && !memcmp(ca.runs.lit[1], "elf):", 5));
+    for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
+        struct analysis a;
+        matcher_analyze(ends[i].pat, &a);
+        char got[130] = "";
+        size_t o = 0;
+        for (int c = 1; c < 128; c++)
+            if (a.endset[c >> 3] >> (c & 7) & 1)
+                got[o++] = (char)c;
+        got[o] = 0;
+        if (!ends[i].ends)
+            CHECKF(!a.endf, "'%s': no end filter expected", ends[i].pat);
+        else
+            CHECKF(a.endf && !strcmp(got, ends[i].ends), "'%s': ends in '%s'", ends[i].pat, got);
+    }
+}
+
+/* The caseless prefilter takes every ASCII letter but k and s to match
+ * only itself and its other case. Checked against this PCRE2: no character
+ * outside ASCII matches (?i)L but for k and s. */
+static void test_caseless_ascii(void) {
+    size_t cap = 0x110000 * 4, n = 0;
+    char *all = malloc(cap);
+    for (uint32_t c = 0x80; c < 0x110000; c++) {
+        if (c >= 0xD800 && c <= 0xDFFF)
+            continue;
+        unsigned char *o = (unsigned char *)all + n;
+        if (c < 0x800)
+            o[0] = (unsigned char)(0xC0 | c >> 6), o[1] = (unsigned char)(0x80 | (c & 0x3F)),
+            n += 2;
+        else if (c < 0x10000)
+            o[0] = (unsigned char)(0xE0 | c >> 12), o[1] = (unsigned char)(0x80 | (c >> 6 & 0x3F)),
+            o[2] = (unsigned char)(0x80 | (c & 0x3F)), n += 3;
+        else
+            o[0] = (unsigned char)(0xF0 | c >> 18), o[1] = (unsigned char)(0x80 | (c >> 12 & 0x3F)),
+            o[2] = (unsigned char)(0x80 | (c >> 6 & 0x3F)),
+            o[3] = (unsigned char)(0x80 | (c & 0x3F)), n += 4;
+    }
+    for (int c = 'a'; c <= 'z'; c++) {
+        char pat[8];
+        snprintf(pat, sizeof pat, "(?i)%c", c);
+        struct matcher m;
+        char err[512];
+        size_t fe;
+        CHECK(matcher_compile(&m, pat, err, sizeof err) == 0);
+        m.pf.n = 0, m.per_line = 0; /* the plain whole-buffer search */
+        int64_t hits = matcher_count(&m, all, n, 0, &fe, err, sizeof err);
+        int special = c == 'k' || c == 's';
+        CHECKF(special ? hits > 0 : hits == 0, "(?i)%c matches %lld non-ASCII characters", c,
+               (long long)hits);
+        matcher_free(&m);
+    }
+    free(all);
+}
+
+/* Every path the search can take gives the line by line count. */
+static void test_filtered_counts(void) {
+    const char *bufs[] = {
+        "x  \n\t\n\nfoo\r\nbar )\nif (!x)\n  if (!y) \nFIXME todo\nFixMe\n",
+        "TODO: x\n\xef\xbf\xbd\n  # include <x>\n#INCLUDE\n  #  Include y\nno\n# z\n",
+        "straße\nSTRASSE\nnaïve\nNAÏVE\ncafé\nCAFÉ\nstra\xc3\x9f"
+        "e\nKelvin \xe2\x84\xaa\n",
+        "\xc5\xbftra\xc3\x9f"
+        "e\nfree kfree \xe2\x84\xaa"
+        "free\nline\xc2\xa0\n\xe3\x80\x80\n",
+        "import os\nimport os.path\nfrom a import b\n  import x\nimport y \n",
+        "short\n"
+        "0123456789012345678901234567890123456789012345678901234567890123456789\n"
+        "0123456789012345678901234567890123456789012345678901234567890123456789x",
+        "",
+        "\n\n",
+        "a",
+        "Ωμέγα Привет ελληνικά\nascii only\n日本語\n",
+        "v1.2.3\n1.2\nv\xd9\xa3.\xd9\xa4.\xd9\xa5 arabic digits\n10.20.30.40\na.b.c\n1..2.3\n",
+        "self.x = self.y + self.z\nself.a = self.b\nselfself self\n  def test_a_b(self):\n"
+        "def test_ab(self):\ndef test_a_b(self): x\n",
+    };
+    const char *pats[] = {"(?<=def )\\w+(?=\\(self)",
+                          "(?<=self)\\.\\w+",
+                          "(?=self)self\\.a",
+                          "\\s+$",
+                          "if \\(!\\w+\\)$",
+                          "\\r$",
+                          "(?i)todo|fixme|xxx",
+                          "(?i)fixme",
+                          "(?i)^\\s*#\\s*include",
+                          "^\\s*#",
+                          "(?i)straße|naïve|café",
+                          "(?i)kfree",
+                          "(?i)ſtraße",
+                          "(?i)\\x{212A}elvin",
+                          "FIXME",
+                          "todo",
+                          "^import \\w+$",
+                          "^.{70,}",
+                          "^.{65,}x$",
+                          "[\\p{Greek}\\p{Cyrillic}]+",
+                          "\\p{L}+\\x{FFFD}",
+                          "[^\\x00-\\x7F]",
+                          "[\\x{4e00}-\\x{9fff}]+",
+                          "(?i)ünïcödé",
+                          "Py_INCREF|Py_XDECREF",
+                          "\\s$",
+                          "x$",
+                          "é",
+                          NULL};
+    for (size_t b = 0; b < sizeof bufs / sizeof bufs[0]; b++)
+        for (int i = 0; pats[i]; i++) {
+            size_t fe1 = 0, fe2 = 0;
+            int64_t line = count_how(pats[i], bufs[b], PER_LINE, 0, &fe1);
+            int64_t comp = count_how(pats[i], bufs[b], AS_COMPILED, 0, &fe1);
+            int64_t hint = count_how(pats[i], bufs[b], ASCII_HINT, 0, &fe1);
+            CHECKF(comp == line && hint == line,
+                   "'%s' on buffer %zu: search %lld, with the "
+                   "ASCII hint %lld, per line %lld",
+                   pats[i], b, (long long)comp, (long long)hint, (long long)line);
+            int64_t f1 = count_how(pats[i], bufs[b], AS_COMPILED, 1, &fe1);
+            int64_t f2 = count_how(pats[i], bufs[b], PER_LINE, 1, &fe2);
+            CHECKF(f1 == f2 && (f1 == 0 || fe1 == fe2),
+                   "'%s' on buffer %zu: first match ends "
+                   "%zu, per line %zu",
+                   pats[i], b, fe1, fe2);
+        }
+    /* The paths are really taken. */
+    CHECK(count_how("(?i)todo|fixme|xxx", bufs[0], AS_COMPILED, 0, &(size_t){0}) == 2);
+    CHECK(count_how("\\s+$", bufs[0], AS_COMPILED, 0, &(size_t){0}) == 4);
+    CHECK(count_how("(?i)straße|naïve|café", bufs[2], AS_COMPILED, 0, &(size_t){0}) == 6);
+    CHECK(count_how("(?i)kfree", bufs[3], AS_COMPILED, 0, &(size_t){0}) == 1);
+    CHECK(count_how("(?i)ſtraße", bufs[3], AS_COMPILED, 0, &(size_t){0}) == 1);
+    CHECK(count_how("^.{70,}", bufs[5], AS_COMPILED, 0, &(size_t){0}) == 2);
+    CHECK(count_how("\\d+\\.\\d+\\.\\d+", bufs[10], AS_COMPILED, 0, &(size_t){0}) == 3);
+    CHECK(count_how("\\bself\\b.*\\bself\\b.*\\bself\\b", bufs[11], AS_COMPILED, 0, &(size_t){0}) ==
+          1);
+}
+
+static void test_text_scan(void) {
+    char b[300];
+    memset(b, 'a', sizeof b);
+    CHECK(text_scan(b, sizeof b) == 0);
+    CHECK(text_scan(b, 0) == 0);
+    for (size_t at = 0; at < sizeof b; at += 7) {
+        b[at] = 0;
+        CHECKF(text_scan(b, sizeof b) == TEXT_NUL, "NUL at %zu", at);
+        b[at] = (char)0x80;
+        CHECKF(text_scan(b, sizeof b) == TEXT_HIGH, "0x80 at %zu", at);
+        CHECK(text_scan(b, at) == 0); /* not past its end */
+        b[at] = 'a';
+    }
+}
+
+static void test_utf16(void) {
+    char out[64];
+    size_t used, n;
+    /* LE and BE, BMP and a surrogate pair (U+1F600). */
+    n = utf16_to_utf8("a\0\xe9\0\x3d\xd8\x00\xde", 8, 0, 1, out, &used);
+    CHECK(n == 7 && used == 8 && !memcmp(out, "a\xc3\xa9\xf0\x9f\x98\x80", 7));
+    n = utf16_to_utf8("\0a\0\xe9\xd8\x3d\xde\x00", 8, 1, 1, out, &used);
+    CHECK(n == 7 && used == 8 && !memcmp(out, "a\xc3\xa9\xf0\x9f\x98\x80", 7));
+    /* Unpaired surrogates become U+FFFD; the unit after a lone lead is kept. */
+    n = utf16_to_utf8("\x00\xdc"
+                      "b\0",
+                      4, 0, 1, out, &used);
+    CHECK(n == 4 && !memcmp(out,
+                            "\xef\xbf\xbd"
+                            "b",
+                            4));
+    n = utf16_to_utf8("\x3d\xd8"
+                      "b\0",
+                      4, 0, 1, out, &used);
+    CHECK(n == 4 && !memcmp(out,
+                            "\xef\xbf\xbd"
+                            "b",
+                            4));
+    /* At the end of the input: a lead surrogate or an odd byte waits for
+     * more, unless it is the last piece (one U+FFFD for both). */
+    n = utf16_to_utf8("a\0\x3d\xd8", 4, 0, 0, out, &used);
+    CHECK(n == 1 && used == 2);
+    n = utf16_to_utf8("a\0b", 3, 0, 0, out, &used);
+    CHECK(n == 1 && used == 2);
+    n = utf16_to_utf8("a\0\x3d\xd8x", 5, 0, 1, out, &used);
+    CHECK(n == 4 && used == 5 && !memcmp(out, "a\xef\xbf\xbd", 4));
+    n = utf16_to_utf8("a\0b", 3, 0, 1, out, &used);
+    CHECK(n == 4 && used == 3 && !memcmp(out, "a\xef\xbf\xbd", 4));
+    /* U+0000 stays a NUL: the text is then binary. */
+    n = utf16_to_utf8("\0\0", 2, 0, 1, out, &used);
+    CHECK(n == 1 && out[0] == 0);
 }
 
 static void test_per_line_detection(void) {
@@ -229,7 +518,7 @@ static void test_errors(void) {
     strcpy(buf + 60, "b\n");
     size_t fe;
     int64_t t0 = now_ns();
-    int64_t n = matcher_count(&m, buf, strlen(buf), 1, 0, &fe, err, sizeof err);
+    int64_t n = matcher_count(&m, buf, strlen(buf), 0, &fe, err, sizeof err);
     CHECKF(n == -1 && strstr(err, "limit"), "n=%lld err=%s", (long long)n, err);
     CHECK(now_ns() - t0 < 30LL * 1000000000);
     matcher_free(&m);
@@ -270,8 +559,28 @@ static void test_engine(void) {
     put(dir, ".hidden.c", "foo\n", 4);
     snprintf(p, sizeof p, "%s/sub", dir);
     mkdir(p, 0755);
-    put(dir, "sub/b.c", "\xef\xbb\xbf" "foo first\nno\n", 16);
+    put(dir, "sub/b.c",
+        "\xef\xbb\xbf"
+        "foo first\nno\n",
+        16);
     put(dir, "sub/bin.o", "foo\n\0foo\n", 9);
+    /* UTF-16 with a BOM: its text is searched, not its bytes. */
+    put(dir, "u16le.txt",
+        "\xff\xfe"
+        "f\0o\0o\0 \0b\0\n\0n\0o\0\n\0f\0o\0o\0\n\0",
+        28);
+    put(dir, "u16be.txt",
+        "\xfe\xff"
+        "\0f\0o\0o\0\n",
+        10);
+    put(dir, "u16bin.txt",
+        "\xff\xfe"
+        "f\0o\0o\0\n\0\0\0\n\0",
+        14); /* U+0000: binary */
+    put(dir, "u16odd.txt",
+        "\xff\xfe"
+        "f\0o\0o\0",
+        9); /* an odd byte at the end */
     snprintf(p, sizeof p, "%s/link.c", dir);
     CHECK(symlink("a.c", p) == 0);
     snprintf(p, sizeof p, "%s/linkdir", dir);
@@ -297,10 +606,11 @@ static void test_engine(void) {
         struct engine_totals t = {0};
         int64_t shown = 0;
         CHECK(engine_search(e, &m, dir, ENGINE_COUNT, count_file, &shown, &t) == 0);
-        CHECKF(t.lines == 3 + lines, "%s: %llu lines", engine_reader_name(e),
+        CHECKF(t.lines == 3 + lines + 4, "%s: %llu lines", engine_reader_name(e),
                (unsigned long long)t.lines);
-        CHECKF(t.files == 4, "%s: %llu files", engine_reader_name(e), (unsigned long long)t.files);
-        CHECK(shown == 3); /* a.c, sub/b.c, big.txt; not the binary one */
+        CHECKF(t.files == 8, "%s: %llu files", engine_reader_name(e), (unsigned long long)t.files);
+        /* a.c, sub/b.c, big.txt, u16le/be/odd; not the binary ones */
+        CHECKF(shown == 6, "%s: %lld files shown", engine_reader_name(e), (long long)shown);
         CHECK(t.errors == 0);
         memset(&t, 0, sizeof t);
         snprintf(p, sizeof p, "%s/missing", dir);
@@ -319,8 +629,13 @@ int main(void) {
     test_per_line_detection();
     test_prefilter_extraction();
     test_prefilter_counts();
+    test_analysis();
+    test_caseless_ascii();
+    test_filtered_counts();
     test_errors();
     test_utf8();
+    test_text_scan();
+    test_utf16();
     test_engine();
     return unit_done("test_search");
 }
