@@ -26,8 +26,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../containers/docker.h"
 #include "../common/json.h"
+#include "../containers/docker.h"
 #include "../workloads/workload.h"
 #include "attrib.h"
 
@@ -140,8 +140,8 @@ static void open_counters(struct attrib *a, struct comp *c, enum pc_target targe
 /* Under --runtime docker, a server the workload could not find on this host
  * may be a container of the same engine (the compose demo's): found by
  * name, its main process then stands for it. 0 with *pid, or -1. */
-static int server_container(const struct config *cfg, const char *name, pid_t *pid,
-                            char *source, size_t len) {
+static int server_container(const struct config *cfg, const char *name, pid_t *pid, char *source,
+                            size_t len) {
     char err[512], sock[600], path[256];
     snprintf(sock, sizeof sock, "%s",
              strncmp(cfg->docker_host, "unix://", 7) ? cfg->docker_host : cfg->docker_host + 7);
@@ -474,15 +474,38 @@ void attrib_results(const struct attrib *a, json_t *res) {
     json_object_set_new(cnt, "run", window_counters(a, 0, a->n - 1));
     const char *name;
     json_t *win;
+    /* A window is cut at the samples around it: one shorter than two
+     * sample intervals borrows up to an interval of its neighbours' CPU on
+     * each side (a small run's db window at the default 1 s takes in the
+     * whole of MariaDB's work and the S3 tail). Said once, in words that do
+     * not change between the runs of a repeat. */
+    double interval = jnum(res, "config.sample_interval");
+    char short_names[256] = "";
     json_object_foreach(json_object_get(res, "windows"), name, win) {
         double start = jnum(win, "start"), end = jnum(win, "end");
         if (!isfinite(start) || !isfinite(end))
             continue;
+        if (isfinite(interval) && end - start < 2 * interval)
+            snprintf(short_names + strlen(short_names), sizeof short_names - strlen(short_names),
+                     "%s%s", short_names[0] ? ", " : "", name);
         char path[160];
         snprintf(path, sizeof path, "workloads.%s.ops", name);
         edges(a, start, end, &i0, &i1);
         json_object_set_new(att, name, window_cpu(a, i0, i1, jnum(res, path), una));
         json_object_set_new(cnt, name, window_counters(a, i0, i1));
+    }
+    json_t *warnings = json_object_get(res, "warnings");
+    if (short_names[0] && json_is_array(warnings)) {
+        char line[512];
+        int plural = strchr(short_names, ',') != NULL;
+        snprintf(
+            line, sizeof line,
+            "attribution: the %s window%s shorter than two samples of --sample-interval %g s, so "
+            "%s CPU is read over the samples around %s and takes in the neighbours' (lower "
+            "--sample-interval, e.g. 0.1)",
+            short_names, plural ? "s are" : " is", interval, plural ? "their" : "its",
+            plural ? "them" : "it");
+        json_array_append_new(warnings, json_string(line));
     }
     json_t *sources = json_object();
     for (unsigned i = 0; i < a->ncomp; i++) {

@@ -20,9 +20,9 @@
 #include "../workloads/workload.h"
 #include "commands.h"
 #include "compare_figs.h"
-#include "report_attrib.h"
 #include "merge.h"
 #include "repeat.h"
+#include "report_attrib.h"
 #include "report_html.h"
 #include "report_pctl.h"
 
@@ -65,16 +65,18 @@ static double cost_per_kaops(const struct run *r) {
 }
 
 static void usage(FILE *f) {
-    fputs("usage: harness compare RUN_DIR_A RUN_DIR_B [...] [--html FILE] [--price A=P,B=P...] [--force]\n"
-          "  Prints the headline and per-workload figures side by side with each run's ratio\n"
-          "  against the first run (A). Runs are labelled A, B, C... in argument order.\n"
-          "  --html FILE   also write the comparison as a self-contained HTML page\n"
-          "  --price LIST  monthly price per run, any currency, e.g. A=3346.88,B=3681.97; a label\n"
-          "                is a run's letter or its directory's basename. Adds cost per 1,000 AOPS.\n"
-          "  --force       compare runs of different profiles or corpus manifests anyway\n"
-          "exit status: 0 compared, 1 refused (different profile or corpus), 2 bad usage or\n"
-          "unreadable run.\n",
-          f);
+    fputs(
+        "usage: harness compare RUN_DIR_A RUN_DIR_B [...] [--html FILE] [--price A=P,B=P...] "
+        "[--force]\n"
+        "  Prints the headline and per-workload figures side by side with each run's ratio\n"
+        "  against the first run (A). Runs are labelled A, B, C... in argument order.\n"
+        "  --html FILE   also write the comparison as a self-contained HTML page\n"
+        "  --price LIST  monthly price per run, any currency, e.g. A=3346.88,B=3681.97; a label\n"
+        "                is a run's letter or its directory's basename. Adds cost per 1,000 AOPS.\n"
+        "  --force       compare runs of different profiles or corpus manifests anyway\n"
+        "exit status: 0 compared, 1 refused (different profile or corpus), 2 bad usage or\n"
+        "unreadable run.\n",
+        f);
 }
 
 /* "A=3346.88,B=3681.97" onto the runs. Returns 0 or -1 with err set. */
@@ -103,7 +105,9 @@ static int parse_prices(const char *list, struct run *runs, int n, char *err, si
             if (!strcmp(tok, runs[i].name))
                 hit = i;
         if (hit < 0) {
-            snprintf(err, errlen, "--price: no run labelled '%s' (use A, B, ... or a run directory's name)", tok);
+            snprintf(err, errlen,
+                     "--price: no run labelled '%s' (use A, B, ... or a run directory's name)",
+                     tok);
             rc = -1;
         } else
             runs[hit].price = p;
@@ -112,12 +116,21 @@ static int parse_prices(const char *list, struct run *runs, int n, char *err, si
     return rc;
 }
 
-/* The part of config.corpus that says what was searched: its manifest when
- * the result has one, else the whole object. */
-static json_t *corpus_of(const json_t *r) {
-    json_t *c = jget(r, "config.corpus");
-    json_t *m = json_object_get(c, "manifest");
-    return m ? m : c;
+/* What a workload ran on (its descriptor's data_key under config); when
+ * that is null, the workload's whole config object. */
+static const json_t *data_of(const json_t *r, const char *key) {
+    char path[256], *dot;
+    snprintf(path, sizeof path, "config.%s", key);
+    const json_t *v = jget(r, path);
+    if (v && !json_is_null(v))
+        return v;
+    if ((dot = strchr(path + 7, '.')))
+        *dot = 0;
+    return jget(r, path);
+}
+
+static int same_json(const json_t *a, const json_t *b) {
+    return (!a && !b) || (a && b && json_equal(a, b));
 }
 
 /* Reasons the runs cannot be compared; one line each into reasons. */
@@ -126,13 +139,18 @@ static void incomparable(const struct run *runs, int n, json_t *reasons) {
     for (int i = 1; i < n; i++) {
         const char *p0 = jstr(runs[0].r, "config.profile"), *pi = jstr(runs[i].r, "config.profile");
         if (!p0 || !pi || strcmp(p0, pi)) {
-            snprintf(line, sizeof line, "%s (%s) ran profile %s, %s (%s) ran profile %s", runs[i].label,
-                     runs[i].name, pi ? pi : "(none)", runs[0].label, runs[0].name, p0 ? p0 : "(none)");
+            snprintf(line, sizeof line, "%s (%s) ran profile %s, %s (%s) ran profile %s",
+                     runs[i].label, runs[i].name, pi ? pi : "(none)", runs[0].label, runs[0].name,
+                     p0 ? p0 : "(none)");
             json_array_append_new(reasons, json_string(line));
         }
-        if (!json_equal(corpus_of(runs[0].r), corpus_of(runs[i].r))) {
-            snprintf(line, sizeof line, "%s (%s) searched a different corpus than %s (%s): config.corpus differs",
-                     runs[i].label, runs[i].name, runs[0].label, runs[0].name);
+        for (int w = 0; workload_table[w]; w++) {
+            const char *key = workload_table[w]->data_key;
+            if (!key || same_json(data_of(runs[0].r, key), data_of(runs[i].r, key)))
+                continue;
+            snprintf(line, sizeof line,
+                     "%s (%s) ran %s on other data than %s (%s): config.%s differs", runs[i].label,
+                     runs[i].name, workload_table[w]->name, runs[0].label, runs[0].name, key);
             json_array_append_new(reasons, json_string(line));
         }
     }
@@ -143,7 +161,8 @@ static void disks_text(const json_t *r, char *out, size_t len) {
     json_t *d;
     out[0] = 0;
     json_array_foreach(jget(r, "system.disks"), i, d) {
-        int k = snprintf(out + o, len - o, "%s%s:%s", i ? " " : "", jstr(d, "name") ? jstr(d, "name") : "?",
+        int k = snprintf(out + o, len - o, "%s%s:%s", i ? " " : "",
+                         jstr(d, "name") ? jstr(d, "name") : "?",
                          jstr(d, "scheduler") ? jstr(d, "scheduler") : "?");
         if (k < 0 || (size_t)k >= len - o)
             break;
@@ -176,7 +195,8 @@ static void inventory_diffs(const struct run *runs, int n, json_t *out) {
                 fmt_bytes(t, sizeof t, jnum(runs[i].r, F[f].path), 1);
             else
                 fmt_num(t, sizeof t, jnum(runs[i].r, F[f].path), 0);
-            o += (size_t)snprintf(vals + o, sizeof vals - o, "%s%s %s", i ? ", " : "", runs[i].label, t);
+            o += (size_t)snprintf(vals + o, sizeof vals - o, "%s%s %s", i ? ", " : "",
+                                  runs[i].label, t);
             if (o >= sizeof vals)
                 break;
         }
@@ -190,13 +210,16 @@ static void inventory_diffs(const struct run *runs, int n, json_t *out) {
     int smt0 = -1, differ = 0;
     size_t o = 0;
     for (int i = 0; i < n; i++) {
-        double l = jnum(runs[i].r, "system.logical_cpus"), p = jnum(runs[i].r, "system.physical_cores");
+        double l = jnum(runs[i].r, "system.logical_cpus"),
+               p = jnum(runs[i].r, "system.physical_cores");
         int smt = (l > 0 && p > 0) ? (l > p) : -1;
         if (i == 0)
             smt0 = smt;
         differ |= smt != smt0;
         o += (size_t)snprintf(vals + o, sizeof vals - o, "%s%s %s", i ? ", " : "", runs[i].label,
-                              smt < 0 ? "unknown" : smt ? "on" : "off");
+                              smt < 0 ? "unknown"
+                              : smt   ? "on"
+                                      : "off");
         if (o >= sizeof vals)
             break;
     }
@@ -209,8 +232,8 @@ static void inventory_diffs(const struct run *runs, int n, json_t *out) {
     for (int i = 1; i < n; i++) {
         disks_text(runs[i].r, di, sizeof di);
         if (strcmp(d0, di)) {
-            snprintf(line, sizeof line, "disks and I/O schedulers differ: %s %s; %s %s", runs[0].label, d0,
-                     runs[i].label, di);
+            snprintf(line, sizeof line, "disks and I/O schedulers differ: %s %s; %s %s",
+                     runs[0].label, d0, runs[i].label, di);
             json_array_append_new(out, json_string(line));
         }
     }
@@ -237,8 +260,8 @@ static void workload_rows(const char *wl, struct wl_rows *fr) {
         for (int s = 0; s < 2; s++, fr->n++) {
             snprintf(fr->name[fr->n], sizeof fr->name[0], "  %s %s %s ms", wl, d->hists[h].title,
                      s ? "p95" : "mean");
-            snprintf(fr->path[fr->n], sizeof fr->path[0], "workloads.%s.%s.%s", wl,
-                     d->hists[h].key, s ? "p95" : "mean");
+            snprintf(fr->path[fr->n], sizeof fr->path[0], "workloads.%s.%s.%s", wl, d->hists[h].key,
+                     s ? "p95" : "mean");
             fr->dec[fr->n] = 3;
         }
 }
@@ -309,7 +332,8 @@ static void spread_note(const struct run *runs, int n, char *out, size_t len) {
 static void print_text(const struct run *runs, int n, int priced, const json_t *notes) {
     for (int i = 0; i < n; i++)
         printf("%s  %s  (%s, profile %s, %g containers, %s)\n", runs[i].label, runs[i].dir,
-               jstr(runs[i].r, "system.cpu_model") ? jstr(runs[i].r, "system.cpu_model") : "unknown CPU",
+               jstr(runs[i].r, "system.cpu_model") ? jstr(runs[i].r, "system.cpu_model")
+                                                   : "unknown CPU",
                jstr(runs[i].r, "config.profile") ? jstr(runs[i].r, "config.profile") : "?",
                jnum(runs[i].r, "config.containers"),
                json_is_true(json_object_get(runs[i].r, "valid")) ? "valid" : "NOT VALID");
@@ -386,12 +410,15 @@ static void print_text(const struct run *runs, int n, int priced, const json_t *
             char a[96], b[96];
             range_text(&runs[0], a, sizeof a);
             range_text(&runs[i], b, sizeof b);
-            printf(" (within noise: the runs' AOPS ranges overlap, A %s, %s %s)", a, runs[i].label, b);
+            printf(" (within noise: the runs' AOPS ranges overlap, A %s, %s %s)", a, runs[i].label,
+                   b);
         }
-        printf(", per-core %.2f×%s",
-               ratio(jnum(runs[i].r, "totals.aops_per_core"), jnum(runs[0].r, "totals.aops_per_core")),
-               within_noise(runs, i, "totals.aops_per_core") ? " (within noise)" : "");
-        double w = ratio(jnum(runs[i].r, "totals.aops_per_watt"), jnum(runs[0].r, "totals.aops_per_watt"));
+        printf(
+            ", per-core %.2f×%s",
+            ratio(jnum(runs[i].r, "totals.aops_per_core"), jnum(runs[0].r, "totals.aops_per_core")),
+            within_noise(runs, i, "totals.aops_per_core") ? " (within noise)" : "");
+        double w =
+            ratio(jnum(runs[i].r, "totals.aops_per_watt"), jnum(runs[0].r, "totals.aops_per_watt"));
         if (isfinite(w))
             printf(", AOPS/W %.2f×", w);
         else
@@ -432,7 +459,8 @@ static void html_row_tagged(struct sbuf *b, int n, const char *name, const char 
         snprintf(k, sizeof k, "%s.%d.%s", strchr(key, '.') ? "runs" : "derived", i, key);
         sb_puts(b, "<td>");
         /* A missing figure with the result's reason (no power source...). */
-        const char *why = runs && notes && !isfinite(v[i]) ? compare_null_reason(runs[i].r, key) : NULL;
+        const char *why =
+            runs && notes && !isfinite(v[i]) ? compare_null_reason(runs[i].r, key) : NULL;
         if (why)
             fig_null_cell(b, notes, k, runs[i].label, why);
         else
@@ -458,8 +486,8 @@ static void html_row_tagged(struct sbuf *b, int n, const char *name, const char 
     sb_puts(b, "</tr>\n");
 }
 
-static void html_row(struct sbuf *b, int n, const char *name, const char *key,
-                     const double *v, int dec) {
+static void html_row(struct sbuf *b, int n, const char *name, const char *key, const double *v,
+                     int dec) {
     html_row_tagged(b, n, name, key, v, dec, NULL, NULL);
 }
 
@@ -486,13 +514,14 @@ static void html_spread_rows(struct sbuf *b, const struct run *runs, int n) {
     }
 }
 
-static void write_html(const char *path, const struct run *runs, int n, int priced, const json_t *notes,
-                       const json_t *forced) {
+static void write_html(const char *path, const struct run *runs, int n, int priced,
+                       const json_t *notes, const json_t *forced) {
     struct sbuf b = {0};
     page_begin(&b, "aops-harness comparison");
-    sb_puts(&b, "<h1>aops-harness comparison</h1>\n<table id=\"runs\"><tr><th>run</th><th class=\"t\">"
-                "directory</th><th class=\"t\">CPU</th><th class=\"t\">profile</th><th>containers</th>"
-                "<th class=\"t\">validity</th></tr>\n");
+    sb_puts(&b,
+            "<h1>aops-harness comparison</h1>\n<table id=\"runs\"><tr><th>run</th><th class=\"t\">"
+            "directory</th><th class=\"t\">CPU</th><th class=\"t\">profile</th><th>containers</th>"
+            "<th class=\"t\">validity</th></tr>\n");
     for (int i = 0; i < n; i++) {
         int valid = json_is_true(json_object_get(runs[i].r, "valid"));
         sb_printf(&b, "<tr><td>%s</td><td class=\"t\">", runs[i].label);
@@ -537,7 +566,8 @@ static void write_html(const char *path, const struct run *runs, int n, int pric
         sb_esc(&b, sn);
         sb_puts(&b, "</p>\n");
     }
-    sb_puts(&b, "<h2>Side by side (ratios against A)</h2>\n<table id=\"compare\"><tr><th>figure</th>");
+    sb_puts(&b,
+            "<h2>Side by side (ratios against A)</h2>\n<table id=\"compare\"><tr><th>figure</th>");
     for (int j = 0; j < n; j++) {
         sb_printf(&b, "<th>%s</th>", runs[j].label);
         if (j)
@@ -585,8 +615,10 @@ static void write_html(const char *path, const struct run *runs, int n, int pric
     char an[64][ATTRIB_ROW_NAME], ap[64][ATTRIB_ROW_PATH];
     size_t na = attrib_compare_rows(runs[0].r, an, ap, 64);
     if (na)
-        sb_printf(&b, "<tr><th colspan=\"%d\">CPU seconds per operation by component (lower is "
-                      "better)</th></tr>\n", 2 * n);
+        sb_printf(&b,
+                  "<tr><th colspan=\"%d\">CPU seconds per operation by component (lower is "
+                  "better)</th></tr>\n",
+                  2 * n);
     for (size_t a = 0; a < na; a++) {
         for (int j = 0; j < n; j++)
             v[j] = jnum(runs[j].r, ap[a]);
@@ -668,7 +700,8 @@ int compare_main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--force"))
             force = 1;
         else if (argv[i][0] == '-') {
-            fprintf(stderr, "harness compare: unknown option '%s' (see harness compare --help)\n", argv[i]);
+            fprintf(stderr, "harness compare: unknown option '%s' (see harness compare --help)\n",
+                    argv[i]);
             return 2;
         } else if (n == MAX_RUNS) {
             fprintf(stderr, "harness compare: at most %d runs\n", MAX_RUNS);
@@ -688,7 +721,9 @@ int compare_main(int argc, char **argv) {
         }
     }
     if (n < 2) {
-        fputs("harness compare: give at least two run directories (usage: harness compare A B [...])\n", stderr);
+        fputs("harness compare: give at least two run directories (usage: harness compare A B "
+              "[...])\n",
+              stderr);
         return 2;
     }
     for (int i = 0; i < n; i++)
@@ -709,10 +744,12 @@ int compare_main(int argc, char **argv) {
     json_t *reasons = json_array(), *notes = json_array();
     incomparable(runs, n, reasons);
     if (json_array_size(reasons) && !force) {
-        fprintf(stderr, "harness compare: refusing to compare: %s (use --force to compare anyway)\n",
+        fprintf(stderr,
+                "harness compare: refusing to compare: %s (use --force to compare anyway)\n",
                 json_string_value(json_array_get(reasons, 0)));
         for (size_t i = 1; i < json_array_size(reasons); i++)
-            fprintf(stderr, "harness compare: also: %s\n", json_string_value(json_array_get(reasons, i)));
+            fprintf(stderr, "harness compare: also: %s\n",
+                    json_string_value(json_array_get(reasons, i)));
         rc = 1;
     } else {
         for (size_t i = 0; i < json_array_size(reasons); i++)

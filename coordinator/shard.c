@@ -84,8 +84,9 @@ int shard_check(const struct config *cfg, char *err, size_t errlen) {
         return -1;
     }
     if (cfg->shards && cfg->repeat > 1) {
-        snprintf(err, errlen, "--shard runs once: every run of a --repeat would need its own "
-                              "--start-at; repeat the sharded run instead");
+        snprintf(err, errlen,
+                 "--shard runs once: every run of a --repeat would need its own "
+                 "--start-at; repeat the sharded run instead");
         return -1;
     }
     if (cfg->shards > 1 && cfg->start_at <= 0) {
@@ -229,9 +230,18 @@ unsigned shard_resolve_round(const struct config *cfg, unsigned char *resolved, 
 void config_hash(const json_t *config, char *out, size_t len) {
     json_t *c = json_deep_copy(config);
     json_object_del(c, "cgroups");
-    json_t *corpus = json_object_get(c, "corpus");
-    json_object_del(corpus, "dir");
-    json_object_del(corpus, "patterns");
+    /* Each workload's paths on this host may differ between shards. */
+    for (int w = 0; workload_table[w]; w++)
+        for (const char *const *k = workload_table[w]->host_keys; k && *k; k++) {
+            char path[256], *dot;
+            snprintf(path, sizeof path, "%s", *k);
+            if (!(dot = strrchr(path, '.')))
+                json_object_del(c, path);
+            else {
+                *dot = 0;
+                json_object_del(jget(c, path), dot + 1);
+            }
+        }
     char *s = json_dumps(c, JSON_SORT_KEYS | JSON_COMPACT | JSON_REAL_PRECISION(17));
     uint64_t h = 0xcbf29ce484222325ULL;
     for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++)

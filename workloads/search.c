@@ -66,11 +66,15 @@ static int load_patterns(struct search_state *s, const char *file, char *err, si
         int trees = 0;
         if (tab) {
             *tab = 0;
-            trees = !strcmp(line, "linux") ? 1 : !strcmp(line, "cpython") ? 2 : !strcmp(line, "any") ? 3 : 0;
+            trees = !strcmp(line, "linux")     ? 1
+                    : !strcmp(line, "cpython") ? 2
+                    : !strcmp(line, "any")     ? 3
+                                               : 0;
         }
         if (!trees) {
-            snprintf(err, len, "%s line %u: expected linux, cpython or any, a tab, then the pattern",
-                     file, lineno);
+            snprintf(err, len,
+                     "%s line %u: expected linux, cpython or any, a tab, then the pattern", file,
+                     lineno);
             rc = -1;
         } else if (s->n == MAX_PATTERNS) {
             snprintf(err, len, "%s: more than %d patterns", file, MAX_PATTERNS);
@@ -88,8 +92,9 @@ static int load_patterns(struct search_state *s, const char *file, char *err, si
     /* Operation i runs pattern i: a file with another count would repeat or
      * drop patterns and change what a cycle is. */
     if (rc == 0 && s->n != SEARCH_OPS) {
-        snprintf(err, len, "%s holds %u patterns; a cycle runs exactly %d searches, one per pattern",
-                 file, s->n, SEARCH_OPS);
+        snprintf(err, len,
+                 "%s holds %u patterns; a cycle runs exactly %d searches, one per pattern", file,
+                 s->n, SEARCH_OPS);
         rc = -1;
     }
     return rc;
@@ -233,5 +238,7 @@ const struct workload search_workload = {
     .close = search_close,
     .backend = search_backend,
     .describe = search_describe,
+    .host_keys = (const char *const[]){"corpus.dir", "corpus.patterns", NULL},
+    .data_key = "corpus.manifest",
     .data_paths = search_data_paths,
 };

@@ -164,6 +164,16 @@ struct workload {
      * weaken a result). Never writes a secret. */
     json_t *(*describe)(const struct config *cfg, int selected, json_t *warnings);
 
+    /* Optional, with describe: dotted keys of that config naming this
+     * host's paths ("corpus.dir"), which may differ between the shards of
+     * one run and are left out of the config hash they compare; NULL-ended. */
+    const char *const *host_keys;
+
+    /* Optional, with describe: the dotted config key saying what data the
+     * workload ran on ("corpus.manifest"); compare refuses two runs whose
+     * values differ. */
+    const char *data_key;
+
     /* Optional: directories holding its data on this machine, for the
      * storage telemetry. Writes up to max (name, path) pairs; returns how
      * many. */

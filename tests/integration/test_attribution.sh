@@ -130,6 +130,13 @@ check_eq "a remote S3 endpoint: MinIO null" null "$(jq -c .attribution.run.minio
 check_eq "... and not on this host" "not on this host (192.0.2.1)" "$(jq_ .attribution_unavailable.minio "$K")"
 check_eq "... so its counters are not asked for" "not on this host (192.0.2.1)" "$(jq_ .counters_unavailable.minio "$K")"
 
+# Coarse samples: a window shorter than two of them is said to borrow its neighbours' CPU.
+"$HARNESS" --containers 1 --profile tiny "${db[@]}" --server-pid "mariadb=$SERVER" \
+    --sample-interval 5 --out "$D/coarse" --quiet >/dev/null 2>&1
+check "a window shorter than two samples is named in the warnings" jq -e \
+    '.warnings | any(test("^attribution: the db window is shorter than two samples of --sample-interval 5 s"))' \
+    "$D/coarse/result.json"
+
 out=$("$HARNESS" --containers 1 --profile tiny "${db[@]}" --server-pid mariadb=2147483000 \
     --out "$D/bad" 2>&1)
 rc=$?

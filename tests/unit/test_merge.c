@@ -16,6 +16,7 @@
 #include "../../coordinator/hist.h"
 #include "../../coordinator/histjson.h"
 #include "../../coordinator/merge.h"
+#include "../../coordinator/shard.h"
 #include "unit.h"
 
 #define T0 1000000000000000000LL /* the common --start-at, epoch ns */
@@ -346,7 +347,32 @@ static void test_times(void) {
     CHECK(!strcmp(buf, "2026-01-01T00:00:00.250Z"));
 }
 
+/* Shards on different hosts keep their corpus in different places: the
+ * host keys the workloads declare stay out of the hash, what was searched
+ * does not. */
+static void test_config_hash(void) {
+    const char *fmt = "{s:i, s:{s:s, s:s, s:{s:i}}, s:{s:s}}";
+    json_t *a = json_pack(fmt, "containers", 2, "corpus", "dir", "/a/tiny", "patterns", "/a/p",
+                          "manifest", "files", 10, "cgroups", "root", "/x");
+    json_t *b = json_pack(fmt, "containers", 2, "corpus", "dir", "/b/tiny", "patterns", "/b/p",
+                          "manifest", "files", 10, "cgroups", "root", "/y");
+    json_t *c = json_pack(fmt, "containers", 2, "corpus", "dir", "/a/tiny", "patterns", "/a/p",
+                          "manifest", "files", 11, "cgroups", "root", "/x");
+    char ha[64], hb[64], hc[64];
+    config_hash(a, ha, sizeof ha);
+    config_hash(b, hb, sizeof hb);
+    config_hash(c, hc, sizeof hc);
+    CHECK(strcmp(ha, hb) == 0);
+    CHECK(strcmp(ha, hc) != 0);
+    CHECK(json_object_get(json_object_get(a, "corpus"), "dir") !=
+          NULL); /* the caller's config untouched */
+    json_decref(a);
+    json_decref(b);
+    json_decref(c);
+}
+
 int main(void) {
+    test_config_hash();
     test_arithmetic();
     test_rules();
     test_hist_json();
