@@ -73,8 +73,8 @@ struct config {
     char rendezvous[256];   /* --rendezvous NAME-{i}.SUBDOMAIN */
     /* What a worker runs in (coordinator/runtime.h). */
     enum runtime_kind runtime;
-    char image[256];            /* docker: the harness image */
-    char docker_host[512];      /* docker: the engine's socket */
+    char image[256];             /* docker: the harness image */
+    char docker_host[512];       /* docker: the engine's socket */
     char container_network[128]; /* docker: host, bridge or a compose network */
 
     /* The command line as parsed (argv[argv_first..argc) are the options):

@@ -342,17 +342,29 @@ void opt_usage(const struct opt_set *sets, size_t nsets, FILE *f) {
 void opt_format(const struct opt_row *o, const void *base, char *buf, size_t len) {
     const char *field = (const char *)base + o->off;
     switch (o->type) {
-    case OPT_FLAG: snprintf(buf, len, "%d", *(const int *)field ? 1 : 0); break;
-    case OPT_STR: snprintf(buf, len, "%s", field); break;
-    case OPT_DOUBLE: snprintf(buf, len, "%.17g", *(const double *)field); break;
-    case OPT_UINT: snprintf(buf, len, "%u", *(const unsigned *)field); break;
+    case OPT_FLAG:
+        snprintf(buf, len, "%d", *(const int *)field ? 1 : 0);
+        break;
+    case OPT_STR:
+        snprintf(buf, len, "%s", field);
+        break;
+    case OPT_DOUBLE:
+        snprintf(buf, len, "%.17g", *(const double *)field);
+        break;
+    case OPT_UINT:
+        snprintf(buf, len, "%u", *(const unsigned *)field);
+        break;
     case OPT_U64:
-    case OPT_SIZE: snprintf(buf, len, "%llu", (unsigned long long)*(const uint64_t *)field); break;
+    case OPT_SIZE:
+        snprintf(buf, len, "%llu", (unsigned long long)*(const uint64_t *)field);
+        break;
     case OPT_CHOICE:
         if (!opt_choice_name(o->choices, *(const int *)field, buf, len))
             buf[0] = 0;
         break;
-    case OPT_CUSTOM: buf[0] = 0; break;
+    case OPT_CUSTOM:
+        buf[0] = 0;
+        break;
     }
 }
 

@@ -14,8 +14,8 @@ struct cgroups;
 /* Create n cgroups named aops-<run>-<i> (run = the coordinator's pid), set
  * the limits. cpus = 0 means no CPU limit. NULL with err set on failure;
  * nothing is left behind then. */
-struct cgroups *cgroups_create(unsigned run, unsigned n, uint64_t mem_bytes, double cpus,
-                               char *err, size_t errlen);
+struct cgroups *cgroups_create(unsigned run, unsigned n, uint64_t mem_bytes, double cpus, char *err,
+                               size_t errlen);
 
 /* In the forked worker, before it does anything else. 0 or -1. */
 int cgroups_attach_self(const struct cgroups *cg, unsigned i);

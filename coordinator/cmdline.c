@@ -12,11 +12,12 @@
 void options_usage(FILE *f) {
     char schemes[64];
     store_schemes(schemes, sizeof schemes);
-    fprintf(f, "usage: harness [run] --containers N [options]\n"
-               "       harness prepare --containers N [options]\n"
-               "       harness report RUN_DIR [-o FILE.html]\n"
-               "       harness compare RUN_DIR_A RUN_DIR_B [...]\n"
-               "       harness merge (RUN_DIR|%s://BUCKET/PREFIX/)... [--out DIR]\n",
+    fprintf(f,
+            "usage: harness [run] --containers N [options]\n"
+            "       harness prepare --containers N [options]\n"
+            "       harness report RUN_DIR [-o FILE.html]\n"
+            "       harness compare RUN_DIR_A RUN_DIR_B [...]\n"
+            "       harness merge (RUN_DIR|%s://BUCKET/PREFIX/)... [--out DIR]\n",
             schemes);
     for (int i = 0; workload_table[i]; i++)
         for (const struct wl_command *c = workload_table[i]->commands; c && c->name; c++)

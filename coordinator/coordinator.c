@@ -27,12 +27,12 @@
 #include <unistd.h>
 
 #include "../common/util.h"
+#include "../common/walltime.h"
 #include "../containers/cgroup_acct.h"
 #include "attrib.h"
 #include "cmdline.h"
 #include "commands.h"
 #include "csv.h"
-#include "../common/walltime.h"
 #include "opsrate.h"
 #include "repeat.h"
 #include "results.h"
@@ -111,29 +111,28 @@ static void stop_signals(sigset_t *set) {
     sigaddset(set, SIGHUP);
 }
 
-
 /* One point's state, from setup to teardown. */
 struct coord {
     struct run_ctx r;
     struct worker_end *we;
     unsigned forked, alive;
-    int sfd;          /* signalfd: SIGINT, SIGTERM, SIGHUP, SIGCHLD */
-    sigset_t oldmask; /* restored at the end */
+    int sfd;                  /* signalfd: SIGINT, SIGTERM, SIGHUP, SIGCHLD */
+    sigset_t oldmask;         /* restored at the end */
     int ready_rd, release_wr; /* the coordinator's ends of the channels (the runtime's) */
-    int interrupted;  /* signal number */
-    int stopping;     /* workers were told to stop */
+    int interrupted;          /* signal number */
+    int stopping;             /* workers were told to stop */
     int stalled;
     int released;
-    int code;         /* exit code so far */
+    int code; /* exit code so far */
     int64_t t_launch, t0;
     json_t *reasons, *warnings, *servers;
     struct telemetry *tel;
-    struct attrib *at;     /* where the time goes */
+    struct attrib *at;       /* where the time goes */
     struct server_check *sc; /* the servers' own counts */
-    struct runtime *rt;    /* forked workers in cgroups, or containers */
-    struct shard_state sh; /* --shard, --start-at: the common start (shard.h) */
-    struct opsrate rate;   /* completions per wall-clock second */
-    double t0_wall;        /* the release by the wall clock */
+    struct runtime *rt;      /* forked workers in cgroups, or containers */
+    struct shard_state sh;   /* --shard, --start-at: the common start (shard.h) */
+    struct opsrate rate;     /* completions per wall-clock second */
+    double t0_wall;          /* the release by the wall clock */
 };
 
 static void kill_all(struct coord *c) {
@@ -316,8 +315,7 @@ static int check_early_deaths(struct coord *c) {
         struct worker_slot *s = run_slot(&c->r, i);
         if (!s->error[0])
             snprintf(s->error, sizeof s->error, "worker %u died before the start: %s%s", i,
-                     WIFSIGNALED(c->we[i].status) ? strsignal(WTERMSIG(c->we[i].status))
-                                                  : "exited",
+                     WIFSIGNALED(c->we[i].status) ? strsignal(WTERMSIG(c->we[i].status)) : "exited",
                      c->we[i].oom_killed == 1 ? " (out of memory: raise --memory-limit)" : "");
         return 1;
     }
@@ -713,9 +711,9 @@ static int run_repeated(struct config *cfg, int64_t t_start, json_t **repeats) {
     snprintf(cfg->out, sizeof cfg->out, "%s", base);
     snprintf(cfg->csv_dir, sizeof cfg->csv_dir, "%s", csv);
     cfg->repeat_index = 0;
-    json_t *res = made ? repeat_finish(base, made, cfg->repeat, cfg->max_cv, stopped, csv, err,
-                                       sizeof err)
-                       : NULL;
+    json_t *res =
+        made ? repeat_finish(base, made, cfg->repeat, cfg->max_cv, stopped, csv, err, sizeof err)
+             : NULL;
     if (made && !res)
         fprintf(stderr, "harness: %s\n", err);
     if (res) {
@@ -789,8 +787,8 @@ static int run_cmd(struct config *cfg, int64_t t_start) {
         if (rc == EXIT_SIGNAL)
             break;
     }
-    json_t *sweep = json_pack("{s:i, s:o}", "schema_version", RESULT_SCHEMA_VERSION, "points",
-                              points);
+    json_t *sweep =
+        json_pack("{s:i, s:o}", "schema_version", RESULT_SCHEMA_VERSION, "points", points);
     char path[sizeof cfg->out + 16];
     snprintf(path, sizeof path, "%s/sweep.json", base);
     if (json_dump_file(sweep, path, JSON_INDENT(2)) != 0)

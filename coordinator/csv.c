@@ -25,8 +25,7 @@ static void cell(FILE *f, const json_t *v, int first) {
     else if (json_is_real(v)) {
         char e[40];
         fputs(fmt_exact(e, sizeof e, json_real_value(v)), f);
-    }
-    else if (json_is_boolean(v))
+    } else if (json_is_boolean(v))
         fputs(json_is_true(v) ? "true" : "false", f);
     else if (json_is_string(v)) {
         /* RFC 4180 quoting; no string column is expected, but be safe. */
@@ -94,7 +93,8 @@ static int workloads_csv(const json_t *result, const char *const *wl, size_t nw,
     if (!f)
         return -1;
     fputs("workload,class,ops,errors,latency_ms_mean,latency_ms_p50,latency_ms_p95,"
-          "latency_ms_p99,latency_ms_max", f);
+          "latency_ms_p99,latency_ms_max",
+          f);
     for (size_t k = 0; k < nkeys; k++)
         fprintf(f, ",%s", keys[k]);
     fputc('\n', f);
@@ -155,7 +155,8 @@ int csv_export(const json_t *result, const char *dir, char *err, size_t errlen) 
     f = open_in(dir, "series.csv", path, sizeof path, err, errlen);
     if (!f)
         return -1;
-    static const char *skeys[] = {"t", "cpu_util", "read_Bps", "read_iops", "write_Bps", "write_iops", "power_w"};
+    static const char *skeys[] = {"t",         "cpu_util",   "read_Bps", "read_iops",
+                                  "write_Bps", "write_iops", "power_w"};
     for (size_t k = 0; k < 7; k++)
         fprintf(f, "%s%s", k ? "," : "", skeys[k]);
     /* Then each workload's per-interval counts (<workload>_<key>), as the

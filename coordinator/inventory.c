@@ -14,8 +14,8 @@
 #include <string.h>
 #include <sys/utsname.h>
 
-#include "telemetry.h"
 #include "../common/fsread.h"
+#include "telemetry.h"
 
 #ifndef AOPS_GIT
 #define AOPS_GIT "unknown"

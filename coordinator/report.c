@@ -21,9 +21,9 @@
 #include "../workloads/workload.h"
 #include "commands.h"
 #include "csv.h"
-#include "report_attrib.h"
 #include "merge.h"
 #include "repeat.h"
+#include "report_attrib.h"
 #include "report_html.h"
 #include "report_kv.h"
 #include "report_pctl.h"
@@ -107,14 +107,18 @@ static void headline(struct sbuf *b, const json_t *r) {
         sb_puts(b, ")</div></div>\n");
     } else {
         const char *why = jstr(r, "telemetry.power_unavailable_reason");
-        sb_puts(b, "<span id=\"aops-per-watt-unavailable\">unavailable</span></div><div class=\"note\">");
+        sb_puts(
+            b,
+            "<span id=\"aops-per-watt-unavailable\">unavailable</span></div><div class=\"note\">");
         sb_esc(b, why ? why : "no power source");
         sb_puts(b, "</div></div>\n");
     }
 
     card_begin(b, "validity");
-    sb_printf(b, "<span id=\"validity\" class=\"%s\" data-valid=\"%s\">%s</span></div><div class=\"note\">",
-              valid ? "valid" : "invalid", valid ? "true" : "false", valid ? "valid" : "not valid");
+    sb_printf(
+        b,
+        "<span id=\"validity\" class=\"%s\" data-valid=\"%s\">%s</span></div><div class=\"note\">",
+        valid ? "valid" : "invalid", valid ? "true" : "false", valid ? "valid" : "not valid");
     num_at(b, r, "totals.errors", 0);
     sb_puts(b, " errors</div></div>\n</div>\n");
 
@@ -158,8 +162,10 @@ static void latency_section(struct sbuf *b, const json_t *r) {
     char k[160], n[80];
     const char *WL[MAX_WL];
     size_t nw = workload_keys(json_object_get(r, "workloads"), WL, MAX_WL);
-    sb_puts(b, "<h2>Latency per workload (ms)</h2>\n<table id=\"latency\"><tr><th>workload</th><th>ops</th>"
-               "<th>errors</th><th>mean</th><th>p50</th><th>p95</th><th>p99</th><th>max</th></tr>\n");
+    sb_puts(b,
+            "<h2>Latency per workload (ms)</h2>\n<table "
+            "id=\"latency\"><tr><th>workload</th><th>ops</th>"
+            "<th>errors</th><th>mean</th><th>p50</th><th>p95</th><th>p99</th><th>max</th></tr>\n");
     for (size_t w = 0; w < nw; w++) {
         snprintf(k, sizeof k, "workloads.%s", WL[w]);
         if (!jget(r, k))
@@ -259,8 +265,10 @@ static void containers_section(struct sbuf *b, const json_t *r) {
     sb_puts(b, "</div>\n");
     const char *WL[MAX_WL];
     size_t nw = workload_keys(json_object_get(r, "workloads"), WL, MAX_WL);
-    sb_puts(b, "<table id=\"containers\"><tr><th>container</th><th>ops</th><th>errors</th><th>seconds</th>"
-               "<th>ops/s</th><th>exit</th><th>OOM</th>");
+    sb_puts(
+        b,
+        "<table id=\"containers\"><tr><th>container</th><th>ops</th><th>errors</th><th>seconds</th>"
+        "<th>ops/s</th><th>exit</th><th>OOM</th>");
     for (size_t w = 0; w < nw; w++) {
         sb_puts(b, "<th>");
         sb_esc(b, WL[w]);
@@ -280,7 +288,8 @@ static void containers_section(struct sbuf *b, const json_t *r) {
         sb_printf(b, "%s</td><td>", fmt_num(f2, sizeof f2, v[i], 1));
         snprintf(k, sizeof k, "containers.%zu.exit_status", i);
         num_at(b, r, k, 0);
-        sb_printf(b, "</td><td>%s", json_is_true(json_object_get(c, "oom_killed")) ? "<b>killed</b>" : "no");
+        sb_printf(b, "</td><td>%s",
+                  json_is_true(json_object_get(c, "oom_killed")) ? "<b>killed</b>" : "no");
         for (size_t w = 0; w < nw; w++) {
             snprintf(k, sizeof k, "containers.%zu.latency_ms_mean.%s", i, WL[w]);
             sb_puts(b, "</td><td>");
@@ -349,36 +358,42 @@ static void telemetry_section(struct sbuf *b, const json_t *r) {
     sb_puts(b, "<div class=\"grid2\">\n");
     series_col(series, "cpu_util", y[0], 1);
     struct chart_series cpu = {"CPU", t, y[0], n};
-    svg_line_chart(b, "cpu-util", "CPU utilisation", "seconds since start", "%", &cpu, 1, spans, nspans, 100);
+    svg_line_chart(b, "cpu-util", "CPU utilisation", "seconds since start", "%", &cpu, 1, spans,
+                   nspans, 100);
     report_throughput_charts(b, r, spans, nspans);
 
     /* Next to the disks, the bytes the workloads were served: objects and
      * files read far faster than the disks delivered came from the page cache. */
     struct served sv;
-    struct chart_series bw[2 + SERVED_MAX] = {{"disk read", t, y[0], n}, {"disk write", t, y[1], n}};
+    struct chart_series bw[2 + SERVED_MAX] = {{"disk read", t, y[0], n},
+                                              {"disk write", t, y[1], n}};
     series_col(series, "read_Bps", y[0], 1e-6);
     series_col(series, "write_Bps", y[1], 1e-6);
     served_series(series, n, 1e-6, &sv);
     for (size_t i = 0; i < sv.n; i++)
         bw[2 + i] = (struct chart_series){sv.name[i], t, sv.y + i * n, n};
     svg_line_chart(b, "storage-throughput",
-                   sv.n ? "disk throughput and bytes served to the workloads" : "storage throughput",
+                   sv.n ? "disk throughput and bytes served to the workloads"
+                        : "storage throughput",
                    "seconds since start", "MB/s", bw, 2 + sv.n, spans, nspans, 0);
     served_free(&sv);
 
     series_col(series, "read_iops", y[2], 1);
     series_col(series, "write_iops", y[3], 1);
     struct chart_series io[2] = {{"read", t, y[2], n}, {"write", t, y[3], n}};
-    svg_line_chart(b, "iops", "storage IOPS", "seconds since start", "IOPS", io, 2, spans, nspans, 0);
+    svg_line_chart(b, "iops", "storage IOPS", "seconds since start", "IOPS", io, 2, spans, nspans,
+                   0);
 
     /* No power source: say so instead of drawing a flat line of zeros. */
     size_t pw = series_col(series, "power_w", y[0], 1);
     if (pw && json_is_object(jget(r, "telemetry.power"))) {
         struct chart_series p = {"power", t, y[0], n};
-        svg_line_chart(b, "power", "package power", "seconds since start", "W", &p, 1, spans, nspans, 0);
+        svg_line_chart(b, "power", "package power", "seconds since start", "W", &p, 1, spans,
+                       nspans, 0);
     } else {
         const char *why = jstr(r, "telemetry.power_unavailable_reason");
-        sb_puts(b, "<figure><div class=\"unavail\" id=\"power-unavailable\"><b>Package power: unavailable.</b> ");
+        sb_puts(b, "<figure><div class=\"unavail\" id=\"power-unavailable\"><b>Package power: "
+                   "unavailable.</b> ");
         sb_esc(b, why ? why : "no power source was found");
         sb_puts(b, "</div></figure>\n");
     }
@@ -391,9 +406,11 @@ static void telemetry_section(struct sbuf *b, const json_t *r) {
 static void windows_section(struct sbuf *b, const json_t *r) {
     if (!json_is_object(json_object_get(r, "windows")))
         return;
-    sb_puts(b, "<h2>Windows</h2>\n<table id=\"windows\"><tr><th>window</th><th>start s</th><th>end s</th>"
-               "<th>CPU mean %</th><th>CPU peak %</th><th>read mean</th><th>read peak</th>"
-               "<th>IOPS mean</th><th>IOPS peak</th></tr>\n");
+    sb_puts(
+        b,
+        "<h2>Windows</h2>\n<table id=\"windows\"><tr><th>window</th><th>start s</th><th>end s</th>"
+        "<th>CPU mean %</th><th>CPU peak %</th><th>read mean</th><th>read peak</th>"
+        "<th>IOPS mean</th><th>IOPS peak</th></tr>\n");
     const char *WL[MAX_WL];
     size_t nw = workload_keys(json_object_get(r, "windows"), WL, MAX_WL);
     for (size_t w = 0; w < nw; w++) {
@@ -404,8 +421,9 @@ static void windows_section(struct sbuf *b, const json_t *r) {
         sb_puts(b, "<tr><td>");
         sb_esc(b, WL[w]);
         sb_puts(b, "</td>");
-        static const char *f[] = {"start", "end", "cpu_util.mean", "cpu_util.peak", "read_Bps.mean",
-                                  "read_Bps.peak", "read_iops.mean", "read_iops.peak"};
+        static const char *f[] = {"start",          "end",           "cpu_util.mean",
+                                  "cpu_util.peak",  "read_Bps.mean", "read_Bps.peak",
+                                  "read_iops.mean", "read_iops.peak"};
         for (size_t j = 0; j < 8; j++) {
             snprintf(k, sizeof k, "windows.%s.%s", WL[w], f[j]);
             sb_puts(b, "<td>");
@@ -429,8 +447,9 @@ static void system_section(struct sbuf *b, const json_t *r) {
         json_t *d;
         size_t i;
         if (json_array_size(json_object_get(sys, "disks"))) {
-            sb_puts(b, "<table id=\"disks\"><tr><th>disk</th><th class=\"t\">model</th><th class=\"t\">"
-                       "rotational</th><th class=\"t\">scheduler</th></tr>\n");
+            sb_puts(
+                b, "<table id=\"disks\"><tr><th>disk</th><th class=\"t\">model</th><th class=\"t\">"
+                   "rotational</th><th class=\"t\">scheduler</th></tr>\n");
             json_array_foreach(json_object_get(sys, "disks"), i, d) {
                 sb_puts(b, "<tr><td>");
                 sb_esc(b, jstr(d, "name"));
@@ -457,7 +476,8 @@ static void render_run(struct sbuf *b, const json_t *r, const char *name) {
     sb_esc(b, name);
     sb_puts(b, "</h1>\n<p class=\"sub\">");
     sb_esc(b, jstr(r, "system.cpu_model"));
-    sb_printf(b, " · %s containers · profile ", fmt_num(sub, sizeof sub, jnum(r, "config.containers"), 0));
+    sb_printf(b, " · %s containers · profile ",
+              fmt_num(sub, sizeof sub, jnum(r, "config.containers"), 0));
     sb_esc(b, jstr(r, "config.profile"));
     sb_puts(b, " · schedule ");
     sb_esc(b, jstr(r, "config.schedule"));
@@ -513,9 +533,9 @@ struct sweep_cols {
 };
 
 static void sweep_columns(const json_t *first, struct sweep_cols *sc) {
-    static const char *totals[SWEEP_TOTALS] = {"totals.ops", "totals.errors", "totals.wall_seconds",
-                                               "totals.aops", "totals.aops_per_core",
-                                               "totals.aops_per_watt"};
+    static const char *totals[SWEEP_TOTALS] = {"totals.ops",           "totals.errors",
+                                               "totals.wall_seconds",  "totals.aops",
+                                               "totals.aops_per_core", "totals.aops_per_watt"};
     static const int tdec[SWEEP_TOTALS] = {0, 0, 3, 1, 2, 3};
     sc->n = 0;
     for (size_t c = 0; c < SWEEP_TOTALS; c++) {
@@ -539,8 +559,8 @@ struct point {
 };
 
 static void sweep_chart(struct sbuf *b, const char *id, const char *title, const char *unit,
-                        struct point *p, size_t n, const char *const *paths, const char *const *names,
-                        size_t ns) {
+                        struct point *p, size_t n, const char *const *paths,
+                        const char *const *names, size_t ns) {
     double *x = calloc(n, sizeof *x), *y = calloc(n * ns, sizeof *y);
     double *lo = calloc(n * ns, sizeof *lo), *hi = calloc(n * ns, sizeof *hi);
     struct chart_series s[4];
@@ -606,7 +626,8 @@ static int render_sweep(struct sbuf *b, const char *dir, const json_t *sweep, co
     static const char *aops[] = {"totals.aops"}, *aops_n[] = {"AOPS"};
     static const char *apc[] = {"totals.aops_per_core"}, *apc_n[] = {"per-core AOPS"};
     sweep_chart(b, "sweep-aops", "AOPS against containers", "AOPS", p, n, aops, aops_n, 1);
-    sweep_chart(b, "sweep-aops-per-core", "per-core AOPS against containers", "AOPS/core", p, n, apc, apc_n, 1);
+    sweep_chart(b, "sweep-aops-per-core", "per-core AOPS against containers", "AOPS/core", p, n,
+                apc, apc_n, 1);
     const char *WL[MAX_WL];
     size_t nw = first ? workload_keys(json_object_get(first, "workloads"), WL, MAX_WL) : 0;
     for (size_t w = 0; w < nw; w++) {
@@ -720,17 +741,20 @@ static int render_sweep(struct sbuf *b, const char *dir, const json_t *sweep, co
 }
 
 static void report_usage(FILE *f) {
-    fputs("usage: harness report RUN_DIR [-o FILE.html] [--csv DIR]\n"
-          "  Writes one self-contained HTML page (no network needed) from RUN_DIR/result.json,\n"
-          "  by default RUN_DIR/report.html. A sweep directory (RUN_DIR/sweep.json) gets a page of\n"
-          "  AOPS, per-core AOPS and latency against containers, and one page per point.\n"
-          "  --csv DIR  also write DIR/containers.csv and DIR/series.csv (for a sweep: DIR/sweep.csv\n"
-          "             and DIR/points/N/*.csv).\n"
-          "exit status: 0 written, 2 bad usage or unreadable run, 1 could not write.\n",
-          f);
+    fputs(
+        "usage: harness report RUN_DIR [-o FILE.html] [--csv DIR]\n"
+        "  Writes one self-contained HTML page (no network needed) from RUN_DIR/result.json,\n"
+        "  by default RUN_DIR/report.html. A sweep directory (RUN_DIR/sweep.json) gets a page of\n"
+        "  AOPS, per-core AOPS and latency against containers, and one page per point.\n"
+        "  --csv DIR  also write DIR/containers.csv and DIR/series.csv (for a sweep: "
+        "DIR/sweep.csv\n"
+        "             and DIR/points/N/*.csv).\n"
+        "exit status: 0 written, 2 bad usage or unreadable run, 1 could not write.\n",
+        f);
 }
 
-static int sweep_csv(const char *dir, const json_t *sweep, const char *csvdir, char *err, size_t errlen) {
+static int sweep_csv(const char *dir, const json_t *sweep, const char *csvdir, char *err,
+                     size_t errlen) {
     char path[4300];
     if (mkdir(csvdir, 0755) != 0 && errno != EEXIST) {
         snprintf(err, errlen, "%s: %s", csvdir, strerror(errno));
@@ -761,7 +785,8 @@ static int sweep_csv(const char *dir, const json_t *sweep, const char *csvdir, c
                 fprintf(f, ",%s_p95_ms", sc.name[c - SWEEP_TOTALS]);
             fputc('\n', f);
         }
-        fprintf(f, "%g,%s", jnum(pj, "containers"), json_is_true(json_object_get(r, "valid")) ? "true" : "false");
+        fprintf(f, "%g,%s", jnum(pj, "containers"),
+                json_is_true(json_object_get(r, "valid")) ? "true" : "false");
         for (size_t c = 0; c < sc.n; c++) {
             double v = jnum(r, sc.path[c]);
             char e[40];
@@ -794,13 +819,16 @@ int report_main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--csv") && i + 1 < argc)
             csvdir = argv[++i];
         else if (argv[i][0] == '-' || dir) {
-            fprintf(stderr, "harness report: unexpected argument '%s' (see harness report --help)\n", argv[i]);
+            fprintf(stderr,
+                    "harness report: unexpected argument '%s' (see harness report --help)\n",
+                    argv[i]);
             return 2;
         } else
             dir = argv[i];
     }
     if (!dir) {
-        fputs("harness report: missing RUN_DIR (usage: harness report RUN_DIR [-o FILE.html])\n", stderr);
+        fputs("harness report: missing RUN_DIR (usage: harness report RUN_DIR [-o FILE.html])\n",
+              stderr);
         return 2;
     }
 

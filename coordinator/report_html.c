@@ -41,7 +41,9 @@ void sb_putn(struct sbuf *b, const char *s, size_t n) {
     b->s[b->len] = 0;
 }
 
-void sb_puts(struct sbuf *b, const char *s) { sb_putn(b, s, strlen(s)); }
+void sb_puts(struct sbuf *b, const char *s) {
+    sb_putn(b, s, strlen(s));
+}
 
 void sb_printf(struct sbuf *b, const char *fmt, ...) {
     va_list ap;
@@ -63,12 +65,23 @@ void sb_esc(struct sbuf *b, const char *s) {
         return;
     for (; *s; s++) {
         switch (*s) {
-        case '&': sb_puts(b, "&amp;"); break;
-        case '<': sb_puts(b, "&lt;"); break;
-        case '>': sb_puts(b, "&gt;"); break;
-        case '"': sb_puts(b, "&quot;"); break;
-        case '\'': sb_puts(b, "&#39;"); break;
-        default: sb_putn(b, s, 1);
+        case '&':
+            sb_puts(b, "&amp;");
+            break;
+        case '<':
+            sb_puts(b, "&lt;");
+            break;
+        case '>':
+            sb_puts(b, "&gt;");
+            break;
+        case '"':
+            sb_puts(b, "&quot;");
+            break;
+        case '\'':
+            sb_puts(b, "&#39;");
+            break;
+        default:
+            sb_putn(b, s, 1);
         }
     }
 }
@@ -194,7 +207,8 @@ void sb_num(struct sbuf *b, const char *key, double v, int dec) {
     sb_esc(b, key);
     char e[40];
     if (isfinite(v))
-        sb_printf(b, "\" data-value=\"%s\">%s</span>", fmt_exact(e, sizeof e, v), fmt_num(f, sizeof f, v, dec));
+        sb_printf(b, "\" data-value=\"%s\">%s</span>", fmt_exact(e, sizeof e, v),
+                  fmt_num(f, sizeof f, v, dec));
     else
         sb_puts(b, "\" data-value=\"null\">–</span>");
 }
@@ -203,67 +217,81 @@ void page_begin(struct sbuf *b, const char *title) {
     sb_puts(b, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
                "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>");
     sb_esc(b, title);
-    sb_puts(b,
-            "</title>\n<style>\n"
-            ":root{--fg:#1d2430;--mute:#5b6573;--line:#d8dde4;--bg:#fff;--card:#f6f8fa;"
-            "--c0:#2f6fdb;--c1:#e0782f;--c2:#2a9d6f;--c3:#b03a8c;--c4:#7a5c00;--c5:#5b3fb0;--c6:#3fa7b0;"
-            "--c7:#6b7280;--bad:#b42318;--ok:#1f7a3f}\n"
-            "*{box-sizing:border-box}\n"
-            "body{font:15px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:var(--fg);"
-            "background:var(--bg);margin:0 auto;max-width:1180px;padding:24px}\n"
-            "h1{font-size:1.6em;margin:0 0 4px}h2{font-size:1.2em;margin:28px 0 10px;"
-            "border-bottom:1px solid var(--line);padding-bottom:4px}h3{font-size:1em;margin:12px 0 6px}\n"
-            ".sub{color:var(--mute);margin:0 0 16px}\n"
-            ".cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(200px,1fr));gap:12px}\n"
-            ".card{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:12px 14px}\n"
-            ".card .label{color:var(--mute);font-size:.85em}.card .big{font-size:1.7em;font-weight:600}\n"
-            ".card .note{color:var(--mute);font-size:.85em;overflow-wrap:anywhere}\n"
-            ".valid{color:var(--ok);font-weight:600}.invalid{color:var(--bad);font-weight:600}\n"
-            "table{border-collapse:collapse;width:100%;margin:6px 0 12px;font-variant-numeric:tabular-nums}\n"
-            "th,td{border-bottom:1px solid var(--line);padding:4px 8px;text-align:right;vertical-align:top}\n"
-            "th:first-child,td:first-child,td.t,th.t{text-align:left}th{background:var(--card);font-weight:600}\n"
-            ".grid2{display:grid;grid-template-columns:repeat(auto-fill,minmax(440px,1fr));gap:16px}\n"
-            ".grid3{display:grid;grid-template-columns:repeat(auto-fit,minmax(260px,1fr));gap:12px}\n"
-            "figure{margin:0;background:var(--bg);border:1px solid var(--line);border-radius:8px;padding:8px}\n"
-            "svg.chart{width:100%;height:auto;display:block}\n"
-            "svg.chart text{font:11px system-ui,sans-serif;fill:var(--mute)}\n"
-            "svg.chart .ttl{font-size:13px;font-weight:600;fill:var(--fg)}\n"
-            "svg.chart .grid{stroke:var(--line);stroke-width:1}\n"
-            "svg.chart .axis{stroke:#8a94a3;stroke-width:1}\n"
-            "svg.chart .line{fill:none;stroke-width:2}svg.chart .errbar{fill:none;stroke-width:1.5}\n"
-            ".ser0{stroke:var(--c0);fill:var(--c0)}.ser1{stroke:var(--c1);fill:var(--c1)}"
-            ".ser2{stroke:var(--c2);fill:var(--c2)}.ser3{stroke:var(--c3);fill:var(--c3)}\n"
-            ".ser4{stroke:var(--c4);fill:var(--c4)}.ser5{stroke:var(--c5);fill:var(--c5)}"
-            ".ser6{stroke:var(--c6);fill:var(--c6)}.ser7{stroke:var(--c7);fill:var(--c7)}\n"
-            "svg.chart polyline{fill:none}svg.chart .peak{fill:none;stroke-width:2.5}"
-            "svg.chart .dash{stroke-dasharray:5 3}\n"
-            "figcaption.legend{font-size:.8em;color:var(--mute);padding:2px 4px 0;line-height:1.7}"
-            "figcaption.legend span{white-space:nowrap;margin-right:12px}"
-            "figcaption.legend i{display:inline-block;width:10px;height:10px;border-radius:2px;"
-            "margin-right:4px;vertical-align:-1px}\n"
-            ".legend .ser0{background:var(--c0)}.legend .ser1{background:var(--c1)}"
-            ".legend .ser2{background:var(--c2)}.legend .ser3{background:var(--c3)}"
-            ".legend .ser4{background:var(--c4)}.legend .ser5{background:var(--c5)}"
-            ".legend .ser6{background:var(--c6)}.legend .ser7{background:var(--c7)}\n"
-            "table.kv{table-layout:fixed}table.kv td{overflow-wrap:anywhere}table.kv td:first-child{width:38%}"
-            "table.kv tr.grp td{font-weight:600;background:var(--card)}"
-            ".d1{padding-left:22px!important}.d2{padding-left:36px!important}"
-            ".d3{padding-left:50px!important}.d4{padding-left:64px!important}\n"
-            ".why{font-size:.75em;color:var(--mute)}.why a{text-decoration:none}ol.why{padding-left:22px}ol.why li{overflow-wrap:anywhere}"
-            ".path{border-bottom:1px dotted var(--mute)}\n"
-            ".span0{fill:#2f6fdb14}.span1{fill:#e0782f14}.span2{fill:#2a9d6f14}\n"
-            ".unavail{overflow-wrap:anywhere;color:var(--mute);font-style:italic;padding:16px;border:1px dashed var(--line);border-radius:8px}\n"
-            "ul.warn li{color:#8a4b00}ul.bad li{color:var(--bad)}\n"
-            "code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.9em}\n"
-            "footer{color:var(--mute);font-size:.8em;margin-top:32px}\n"
-            "@media print{body{max-width:none;padding:0;font-size:11pt}"
-            "h2{break-after:avoid}figure,.card,table,tr{break-inside:avoid}"
-            ".cards{grid-template-columns:repeat(4,1fr)}.grid2{grid-template-columns:1fr 1fr}"
-            "a{color:inherit;text-decoration:none}th,td{padding:3px 5px}@page{margin:14mm}}\n"
-            "</style></head><body>\n");
+    sb_puts(
+        b,
+        "</title>\n<style>\n"
+        ":root{--fg:#1d2430;--mute:#5b6573;--line:#d8dde4;--bg:#fff;--card:#f6f8fa;"
+        "--c0:#2f6fdb;--c1:#e0782f;--c2:#2a9d6f;--c3:#b03a8c;--c4:#7a5c00;--c5:#5b3fb0;--c6:#"
+        "3fa7b0;"
+        "--c7:#6b7280;--bad:#b42318;--ok:#1f7a3f}\n"
+        "*{box-sizing:border-box}\n"
+        "body{font:15px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:var(--fg);"
+        "background:var(--bg);margin:0 auto;max-width:1180px;padding:24px}\n"
+        "h1{font-size:1.6em;margin:0 0 4px}h2{font-size:1.2em;margin:28px 0 10px;"
+        "border-bottom:1px solid var(--line);padding-bottom:4px}h3{font-size:1em;margin:12px 0 "
+        "6px}\n"
+        ".sub{color:var(--mute);margin:0 0 16px}\n"
+        ".cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(200px,1fr));gap:12px}\n"
+        ".card{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:12px "
+        "14px}\n"
+        ".card .label{color:var(--mute);font-size:.85em}.card "
+        ".big{font-size:1.7em;font-weight:600}\n"
+        ".card .note{color:var(--mute);font-size:.85em;overflow-wrap:anywhere}\n"
+        ".valid{color:var(--ok);font-weight:600}.invalid{color:var(--bad);font-weight:600}\n"
+        "table{border-collapse:collapse;width:100%;margin:6px 0 "
+        "12px;font-variant-numeric:tabular-nums}\n"
+        "th,td{border-bottom:1px solid var(--line);padding:4px "
+        "8px;text-align:right;vertical-align:top}\n"
+        "th:first-child,td:first-child,td.t,th.t{text-align:left}th{background:var(--card);font-"
+        "weight:600}\n"
+        ".grid2{display:grid;grid-template-columns:repeat(auto-fill,minmax(440px,1fr));gap:16px}\n"
+        ".grid3{display:grid;grid-template-columns:repeat(auto-fit,minmax(260px,1fr));gap:12px}\n"
+        "figure{margin:0;background:var(--bg);border:1px solid "
+        "var(--line);border-radius:8px;padding:8px}\n"
+        "svg.chart{width:100%;height:auto;display:block}\n"
+        "svg.chart text{font:11px system-ui,sans-serif;fill:var(--mute)}\n"
+        "svg.chart .ttl{font-size:13px;font-weight:600;fill:var(--fg)}\n"
+        "svg.chart .grid{stroke:var(--line);stroke-width:1}\n"
+        "svg.chart .axis{stroke:#8a94a3;stroke-width:1}\n"
+        "svg.chart .line{fill:none;stroke-width:2}svg.chart .errbar{fill:none;stroke-width:1.5}\n"
+        ".ser0{stroke:var(--c0);fill:var(--c0)}.ser1{stroke:var(--c1);fill:var(--c1)}"
+        ".ser2{stroke:var(--c2);fill:var(--c2)}.ser3{stroke:var(--c3);fill:var(--c3)}\n"
+        ".ser4{stroke:var(--c4);fill:var(--c4)}.ser5{stroke:var(--c5);fill:var(--c5)}"
+        ".ser6{stroke:var(--c6);fill:var(--c6)}.ser7{stroke:var(--c7);fill:var(--c7)}\n"
+        "svg.chart polyline{fill:none}svg.chart .peak{fill:none;stroke-width:2.5}"
+        "svg.chart .dash{stroke-dasharray:5 3}\n"
+        "figcaption.legend{font-size:.8em;color:var(--mute);padding:2px 4px 0;line-height:1.7}"
+        "figcaption.legend span{white-space:nowrap;margin-right:12px}"
+        "figcaption.legend i{display:inline-block;width:10px;height:10px;border-radius:2px;"
+        "margin-right:4px;vertical-align:-1px}\n"
+        ".legend .ser0{background:var(--c0)}.legend .ser1{background:var(--c1)}"
+        ".legend .ser2{background:var(--c2)}.legend .ser3{background:var(--c3)}"
+        ".legend .ser4{background:var(--c4)}.legend .ser5{background:var(--c5)}"
+        ".legend .ser6{background:var(--c6)}.legend .ser7{background:var(--c7)}\n"
+        "table.kv{table-layout:fixed}table.kv td{overflow-wrap:anywhere}table.kv "
+        "td:first-child{width:38%}"
+        "table.kv tr.grp td{font-weight:600;background:var(--card)}"
+        ".d1{padding-left:22px!important}.d2{padding-left:36px!important}"
+        ".d3{padding-left:50px!important}.d4{padding-left:64px!important}\n"
+        ".why{font-size:.75em;color:var(--mute)}.why "
+        "a{text-decoration:none}ol.why{padding-left:22px}ol.why li{overflow-wrap:anywhere}"
+        ".path{border-bottom:1px dotted var(--mute)}\n"
+        ".span0{fill:#2f6fdb14}.span1{fill:#e0782f14}.span2{fill:#2a9d6f14}\n"
+        ".unavail{overflow-wrap:anywhere;color:var(--mute);font-style:italic;padding:16px;border:"
+        "1px dashed var(--line);border-radius:8px}\n"
+        "ul.warn li{color:#8a4b00}ul.bad li{color:var(--bad)}\n"
+        "code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.9em}\n"
+        "footer{color:var(--mute);font-size:.8em;margin-top:32px}\n"
+        "@media print{body{max-width:none;padding:0;font-size:11pt}"
+        "h2{break-after:avoid}figure,.card,table,tr{break-inside:avoid}"
+        ".cards{grid-template-columns:repeat(4,1fr)}.grid2{grid-template-columns:1fr 1fr}"
+        "a{color:inherit;text-decoration:none}th,td{padding:3px 5px}@page{margin:14mm}}\n"
+        "</style></head><body>\n");
 }
 
-void page_end(struct sbuf *b) { sb_puts(b, "</body></html>\n"); }
+void page_end(struct sbuf *b) {
+    sb_puts(b, "</body></html>\n");
+}
 
 /* A "nice" step (1, 2, 5 × 10^k) giving about `ticks` intervals over range. */
 double chart_nice_step(double range, int ticks) {
@@ -291,7 +319,8 @@ enum { W = CHART_W, H = CHART_H, ML = CHART_ML, MR = CHART_MR, MT = CHART_MT, MB
 void chart_open(struct sbuf *b, const char *id, const char *title, size_t marks) {
     sb_puts(b, "<figure><svg class=\"chart\" data-chart=\"");
     sb_esc(b, id);
-    sb_printf(b, "\" data-marks=\"%zu\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"", marks, W, H);
+    sb_printf(b, "\" data-marks=\"%zu\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"", marks, W,
+              H);
     sb_esc(b, title);
     sb_printf(b, "\"><text class=\"ttl\" x=\"%d\" y=\"16\">", 4);
     sb_esc(b, title);
@@ -307,7 +336,8 @@ double chart_y_axis(struct sbuf *b, double ymax, const char *unit) {
         double y = H - MB - (v / top) * (H - MT - MB);
         char t[32];
         chart_short_num(t, sizeof t, v);
-        sb_printf(b, "<line class=\"grid\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>", ML, W - MR, y, y);
+        sb_printf(b, "<line class=\"grid\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>", ML,
+                  W - MR, y, y);
         sb_printf(b, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>", ML - 4, y + 4, t);
     }
     if (unit && *unit) {
@@ -315,7 +345,8 @@ double chart_y_axis(struct sbuf *b, double ymax, const char *unit) {
         sb_esc(b, unit);
         sb_puts(b, "</text>");
     }
-    sb_printf(b, "<line class=\"axis\" x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\"/>", ML, W - MR, H - MB, H - MB);
+    sb_printf(b, "<line class=\"axis\" x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\"/>", ML, W - MR,
+              H - MB, H - MB);
     return top;
 }
 
@@ -333,7 +364,8 @@ static int legend(struct sbuf *b, const char *title, const char *const *names, s
     for (size_t i = n; i-- > 0;) {
         double w = 7.0 * (double)strlen(names[i]) + 22;
         x -= w;
-        sb_printf(b, "<rect class=\"ser%zu\" x=\"%.1f\" y=\"7\" width=\"10\" height=\"10\" rx=\"2\"/>",
+        sb_printf(b,
+                  "<rect class=\"ser%zu\" x=\"%.1f\" y=\"7\" width=\"10\" height=\"10\" rx=\"2\"/>",
                   i % CHART_COLOURS, x);
         sb_printf(b, "<text x=\"%.1f\" y=\"16\">", x + 14);
         sb_esc(b, names[i]);
@@ -375,8 +407,9 @@ static void line_chart(struct sbuf *b, const char *id, const char *title, const 
             }
     chart_open(b, id, title, marks);
     if (!marks) {
-        sb_printf(b, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">no samples</text></svg></figure>\n",
-                  W / 2, H / 2);
+        sb_printf(
+            b, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">no samples</text></svg></figure>\n",
+            W / 2, H / 2);
         return;
     }
     if (ymax_hint > 0 && ymax <= ymax_hint)
@@ -384,15 +417,16 @@ static void line_chart(struct sbuf *b, const char *id, const char *title, const 
     if (!(xmax > xmin))
         xmax = xmin + 1;
     double top = chart_y_axis(b, ymax > 0 ? ymax : 1, yunit);
-#define PX(v) (ML + ((v) - xmin) / (xmax - xmin) * (W - ML - MR))
+#define PX(v) (ML + ((v)-xmin) / (xmax - xmin) * (W - ML - MR))
 #define PY(v) (H - MB - (v) / top * (H - MT - MB))
     for (size_t i = 0; i < nspans; i++) {
         double a = fmax(spans[i].from, xmin), z = fmin(spans[i].to, xmax);
         if (!(z > a))
             continue;
-        sb_printf(b, "<rect class=\"span%zu\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\"/>", i % 3,
-                  PX(a), MT, PX(z) - PX(a), H - MT - MB);
-        sb_printf(b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", (PX(a) + PX(z)) / 2, MT + 12);
+        sb_printf(b, "<rect class=\"span%zu\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\"/>",
+                  i % 3, PX(a), MT, PX(z) - PX(a), H - MT - MB);
+        sb_printf(b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", (PX(a) + PX(z)) / 2,
+                  MT + 12);
         sb_esc(b, spans[i].name);
         sb_puts(b, "</text>");
     }
@@ -400,7 +434,8 @@ static void line_chart(struct sbuf *b, const char *id, const char *title, const 
     for (double v = ceil(xmin / step) * step; v <= xmax + step / 1000; v += step) {
         char t[32];
         chart_short_num(t, sizeof t, v);
-        sb_printf(b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>", PX(v), H - MB + 15, t);
+        sb_printf(b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>", PX(v),
+                  H - MB + 15, t);
     }
     sb_printf(b, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">", (ML + W - MR) / 2, H - 6);
     sb_esc(b, xlabel);
@@ -420,8 +455,8 @@ static void line_chart(struct sbuf *b, const char *id, const char *title, const 
             if (k == j)
                 break;
             if (k - j == 1)
-                sb_printf(b, "<circle class=\"ser%zu\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\"/>", i % CHART_COLOURS,
-                          PX(s[i].x[j]), PY(s[i].y[j]));
+                sb_printf(b, "<circle class=\"ser%zu\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\"/>",
+                          i % CHART_COLOURS, PX(s[i].x[j]), PY(s[i].y[j]));
             else {
                 sb_printf(b, "<polyline class=\"line ser%zu\" points=\"", i % CHART_COLOURS);
                 for (size_t m = j; m < k; m++)
@@ -437,9 +472,10 @@ static void line_chart(struct sbuf *b, const char *id, const char *title, const 
             if (!isfinite(x) || !isfinite(lo) || !isfinite(hi))
                 continue;
             sb_printf(b,
-                      "<path class=\"errbar ser%zu\" d=\"M%.1f,%.1fV%.1fM%.1f,%.1fH%.1fM%.1f,%.1fH%.1f\"/>",
-                      i % CHART_COLOURS, PX(x), PY(lo), PY(hi), PX(x) - 4, PY(lo), PX(x) + 4, PX(x) - 4, PY(hi),
-                      PX(x) + 4);
+                      "<path class=\"errbar ser%zu\" "
+                      "d=\"M%.1f,%.1fV%.1fM%.1f,%.1fH%.1fM%.1f,%.1fH%.1f\"/>",
+                      i % CHART_COLOURS, PX(x), PY(lo), PY(hi), PX(x) - 4, PY(lo), PX(x) + 4,
+                      PX(x) - 4, PY(hi), PX(x) + 4);
         }
     }
 #undef PX
@@ -475,7 +511,8 @@ void svg_bar_chart(struct sbuf *b, const char *id, const char *title, const char
         }
     chart_open(b, id, title, marks);
     if (!marks) {
-        sb_printf(b, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">no data</text></svg></figure>\n",
+        sb_printf(b,
+                  "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">no data</text></svg></figure>\n",
                   W / 2, H / 2);
         return;
     }
@@ -491,16 +528,19 @@ void svg_bar_chart(struct sbuf *b, const char *id, const char *title, const char
         if (isfinite(v[i])) {
             double h = v[i] / top * (H - MT - MB);
             char f[64];
-            sb_printf(b, "<rect class=\"bar ser%d\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"><title>",
+            sb_printf(b,
+                      "<rect class=\"bar ser%d\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+                      "height=\"%.1f\"><title>",
                       0, x, H - MB - h, bw, h);
             sb_esc(b, labels[i]);
             sb_printf(b, ": %s</title></rect>", fmt_num(f, sizeof f, v[i], auto_dec(v[i])));
             if (n <= 12)
-                sb_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>", x + bw / 2,
-                          H - MB - h - 3, f);
+                sb_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>",
+                          x + bw / 2, H - MB - h - 3, f);
         }
         if (i % every == 0) {
-            sb_printf(b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", x + bw / 2, H - MB + 15);
+            sb_printf(b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", x + bw / 2,
+                      H - MB + 15);
             sb_esc(b, labels[i]);
             sb_puts(b, "</text>");
         }

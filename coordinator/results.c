@@ -44,16 +44,17 @@ static json_t *config_json(const struct config *cfg, const struct run_layout *la
         cfg->no_cgroups ? json_null() : json_integer((json_int_t)cfg->memory_limit), "workloads",
         wl, "cpus_per_container",
         cfg->cpus_per_container > 0 ? json_real(cfg->cpus_per_container) : json_null(),
-        "sample_interval", cfg->sample_interval, "stall_timeout", cfg->stall_timeout,
-        "op_timeout", cfg->op_timeout, "cgroups", cgroups ? cgroups : "none (--no-cgroups)");
+        "sample_interval", cfg->sample_interval, "stall_timeout", cfg->stall_timeout, "op_timeout",
+        cfg->op_timeout, "cgroups", cgroups ? cgroups : "none (--no-cgroups)");
     json_object_set_new(c, "warmup_cycles", json_integer(cfg->warmup_cycles));
     json_object_set_new(c, "repeat", json_integer(cfg->repeat ? cfg->repeat : 1));
     json_object_set_new(c, "max_cv", json_real(cfg->max_cv));
     json_object_set_new(c, "runtime",
                         json_string(cfg->runtime == RUNTIME_DOCKER ? "docker" : "cgroup"));
     if (cfg->runtime == RUNTIME_DOCKER)
-        json_object_set_new(c, "docker", json_pack("{s:s, s:s}", "image", cfg->image, "network",
-                                                   cfg->container_network));
+        json_object_set_new(
+            c, "docker",
+            json_pack("{s:s, s:s}", "image", cfg->image, "network", cfg->container_network));
     for (int i = 0; workload_table[i]; i++) {
         if (!workload_table[i]->describe)
             continue;
@@ -122,8 +123,8 @@ void results_totals_free(struct run_totals *t) {
 
 void results_judge(const struct verdict_in *v, json_t *reasons) {
     if (v->errors)
-        json_array_append_new(reasons, json_sprintf("%llu operations failed",
-                                                    (unsigned long long)v->errors));
+        json_array_append_new(
+            reasons, json_sprintf("%llu operations failed", (unsigned long long)v->errors));
     if (v->released && v->ops + v->errors < v->expected)
         json_array_append_new(reasons,
                               json_sprintf("%llu of %llu operations never ran",
@@ -148,9 +149,9 @@ static void counters_json(json_t *o, const struct workload *wl, const uint64_t *
 static json_t *workload_json(const struct run_layout *lay, unsigned w, const struct wl_stats *t,
                              const struct hist *hists) {
     const struct workload *wl = lay->wl[w];
-    json_t *o = json_pack("{s:I, s:I, s:o}", "ops", (json_int_t)t->ops, "errors",
-                          (json_int_t)t->errors, "latency_ms",
-                          results_latency_json(&hists[lay_hist_lat(lay, w)]));
+    json_t *o =
+        json_pack("{s:I, s:I, s:o}", "ops", (json_int_t)t->ops, "errors", (json_int_t)t->errors,
+                  "latency_ms", results_latency_json(&hists[lay_hist_lat(lay, w)]));
     counters_json(o, wl, t->count);
     for (unsigned h = 0; h < wl->nhists; h++)
         json_object_set_new(o, wl->hists[h].key,
@@ -187,18 +188,16 @@ static json_t *containers_json(const struct run_report *rep) {
                                 h->count ? json_real(hist_mean(h) / 1e6) : json_null());
         }
         unsigned id = r->id_base + i; /* global: unique across the shards of a run */
-        json_t *c = json_pack("{s:i, s:I, s:I, s:o, s:o, s:o, s:o}", "id", (int)id, "ops",
-                              (json_int_t)cops, "errors", (json_int_t)cerr, "seconds",
-                              rep->released && s->end_ns > rep->t0
-                                  ? json_real((double)(s->end_ns - rep->t0) / 1e9)
-                                  : json_null(),
-                              "exit_status",
-                              we->reaped && WIFEXITED(we->status)
-                                  ? json_integer(WEXITSTATUS(we->status))
-                                  : json_null(),
-                              "oom_killed",
-                              we->oom_killed < 0 ? json_null() : json_boolean(we->oom_killed),
-                              "latency_ms_mean", means);
+        json_t *c = json_pack(
+            "{s:i, s:I, s:I, s:o, s:o, s:o, s:o}", "id", (int)id, "ops", (json_int_t)cops, "errors",
+            (json_int_t)cerr, "seconds",
+            rep->released && s->end_ns > rep->t0 ? json_real((double)(s->end_ns - rep->t0) / 1e9)
+                                                 : json_null(),
+            "exit_status",
+            we->reaped && WIFEXITED(we->status) ? json_integer(WEXITSTATUS(we->status))
+                                                : json_null(),
+            "oom_killed", we->oom_killed < 0 ? json_null() : json_boolean(we->oom_killed),
+            "latency_ms_mean", means);
         if (we->reaped && WIFSIGNALED(we->status))
             json_object_set_new(c, "signal", json_sprintf("SIG%s", signame(WTERMSIG(we->status))));
         if (s->error[0])
@@ -235,8 +234,13 @@ json_t *results_build(const struct run_report *rep) {
     for (unsigned w = 0; w < lay->nwl; w++)
         test_only |= lay->wl[w]->test_only;
     uint64_t expected = (uint64_t)cfg->n * cfg->cycles * lay->ops_per_cycle;
-    struct verdict_in v = {tot.ops,           tot.errors,           expected,      rep->released,
-                           test_only,         lay->ops_per_cycle,   workloads_full_cycle(),
+    struct verdict_in v = {tot.ops,
+                           tot.errors,
+                           expected,
+                           rep->released,
+                           test_only,
+                           lay->ops_per_cycle,
+                           workloads_full_cycle(),
                            cfg->workloads[0] ? cfg->workloads : "all"};
     results_judge(&v, reasons);
     if (cfg->no_cgroups)
@@ -272,12 +276,12 @@ json_t *results_build(const struct run_report *rep) {
     double aops = wall > 0 ? (double)tot.ops / wall : 0;
     throughput_short_run(cfg, wall, warnings);
     double watts = rep->tel ? telemetry_mean_power(rep->tel) : -1;
-    json_t *totals = json_pack(
-        "{s:I, s:I, s:I, s:o, s:o, s:o, s:o}", "ops", (json_int_t)tot.ops, "errors",
-        (json_int_t)tot.errors, "expected_ops", (json_int_t)expected, "wall_seconds",
-        json_num_or_null(wall, rep->released), "aops", json_num_or_null(aops, wall > 0),
-        "aops_per_core", json_num_or_null(aops / cores, wall > 0 && cores > 0), "aops_per_watt",
-        json_num_or_null(aops / watts, wall > 0 && watts > 0));
+    json_t *totals =
+        json_pack("{s:I, s:I, s:I, s:o, s:o, s:o, s:o}", "ops", (json_int_t)tot.ops, "errors",
+                  (json_int_t)tot.errors, "expected_ops", (json_int_t)expected, "wall_seconds",
+                  json_num_or_null(wall, rep->released), "aops", json_num_or_null(aops, wall > 0),
+                  "aops_per_core", json_num_or_null(aops / cores, wall > 0 && cores > 0),
+                  "aops_per_watt", json_num_or_null(aops / watts, wall > 0 && watts > 0));
 
     json_t *res = json_object();
     json_object_set_new(res, "schema_version", json_integer(RESULT_SCHEMA_VERSION));
@@ -359,8 +363,7 @@ void results_print_summary(const json_t *res, const char *dir, FILE *f) {
             if (isfinite(s))
                 lo = fmin(lo, s), hi = fmax(hi, s);
         }
-        fprintf(f, "  warm-up     %.0f cycle(s) per container before the start, not counted",
-                wu);
+        fprintf(f, "  warm-up     %.0f cycle(s) per container before the start, not counted", wu);
         if (isfinite(lo))
             fprintf(f, ": %.2f-%.2f s", lo, hi);
         fputc('\n', f);

@@ -40,8 +40,8 @@ struct worker_slot {
      * that sees the release channel close without it knows the coordinator
      * died, not that the run started. */
     _Atomic int go;
-    int64_t end_ns; /* last completion */
-    int fatal;      /* stopped early on an error it could not go on after */
+    int64_t end_ns;             /* last completion */
+    int fatal;                  /* stopped early on an error it could not go on after */
     char error[WL_ERRLEN + 64]; /* first error, "<workload>: ..." */
     /* --warmup-cycles: operations run before the barrier, never in the
      * figures below; the coordinator watches warmup_done for progress. */
@@ -84,10 +84,10 @@ int layout_build(const struct config *cfg, struct run_layout *lay, char *err, si
 struct run_ctx {
     const struct config *cfg;
     struct run_layout lay;
-    unsigned char *shm; /* n slots */
-    int ready_fd;       /* workers write one byte when ready (or failed) */
-    int release_fd;     /* workers block reading it; EOF releases them */
-    struct cgroups *cg; /* NULL with --no-cgroups */
+    unsigned char *shm;   /* n slots */
+    int ready_fd;         /* workers write one byte when ready (or failed) */
+    int release_fd;       /* workers block reading it; EOF releases them */
+    struct cgroups *cg;   /* NULL with --no-cgroups */
     struct cg_acct *acct; /* where the workers' CPU time is read; NULL when nowhere */
     pid_t coord_pid;
     unsigned id_base; /* global id of worker 0: --shard I/N runs I x n onwards */

@@ -14,7 +14,7 @@
 
 #include "../common/config.h"
 
-#define SCHED_OP(e) ((e) & 0xffffffu)
+#define SCHED_OP(e) ((e)&0xffffffu)
 #define SCHED_WL(e) ((e) >> 24)
 #define SCHED_ENTRY(wl, op) (((uint32_t)(wl) << 24) | (uint32_t)(op))
 

@@ -18,9 +18,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../common/fsread.h"
 #include "../workloads/workload.h"
 #include "telemetry.h"
-#include "../common/fsread.h"
 #include "telemetry_power.h"
 #include "telemetry_proc.h"
 
@@ -31,7 +31,7 @@ struct point {
 };
 
 enum { M_CPU, M_RBPS, M_RIOPS, M_WBPS, M_WIOPS, M_POWER, M_COUNT };
-static const char *const metric_names[M_COUNT] = {"cpu_util", "read_Bps",  "read_iops",
+static const char *const metric_names[M_COUNT] = {"cpu_util",  "read_Bps",   "read_iops",
                                                   "write_Bps", "write_iops", "power_w"};
 
 struct telemetry {
@@ -146,8 +146,8 @@ struct telemetry *telemetry_new_with(const struct config *cfg,
     for (int w = 0; workload_table[w]; w++) {
         const char *names[4];
         char paths[4][4096];
-        int k = workload_table[w]->data_paths ? workload_table[w]->data_paths(cfg, names, paths, 4)
-                                               : 0;
+        int k =
+            workload_table[w]->data_paths ? workload_table[w]->data_paths(cfg, names, paths, 4) : 0;
         for (int i = 0; i < k; i++)
             add_data_path(t, root, names[i], paths[i]);
     }
@@ -301,7 +301,10 @@ static json_t *counters_point_json(const struct telemetry *t, size_t i) {
         if (t->cnt[k].rate) {
             char key[128];
             snprintf(key, sizeof key, "%s_per_s", t->cnt[k].key);
-            json_object_set_new(g, key, t->pts[i].dt > 0 ? json_real(round((double)d / t->pts[i].dt * 1000.0) / 1000.0) : json_null());
+            json_object_set_new(g, key,
+                                t->pts[i].dt > 0
+                                    ? json_real(round((double)d / t->pts[i].dt * 1000.0) / 1000.0)
+                                    : json_null());
         }
     }
     return o;
@@ -355,9 +358,9 @@ json_t *telemetry_json(const struct telemetry *t) {
     json_t *pw = json_null();
     if (t->power.src != POWER_NONE) {
         json_t *s = stat_json(t, M_POWER, -INFINITY, INFINITY);
-        pw = json_pack("{s:s, s:i, s:O, s:O}", "source", t->power.source, "packages",
-                       t->power.n, "mean_w", json_is_object(s) ? json_object_get(s, "mean") : s,
-                       "peak_w", json_is_object(s) ? json_object_get(s, "peak") : s);
+        pw = json_pack("{s:s, s:i, s:O, s:O}", "source", t->power.source, "packages", t->power.n,
+                       "mean_w", json_is_object(s) ? json_object_get(s, "mean") : s, "peak_w",
+                       json_is_object(s) ? json_object_get(s, "peak") : s);
         json_decref(s);
         json_object_set_new(o, "power_unavailable_reason", json_null());
     } else {
@@ -370,9 +373,8 @@ json_t *telemetry_json(const struct telemetry *t) {
 
     json_t *devs = json_array();
     for (int i = 0; i < t->ndevs; i++)
-        json_array_append_new(devs, json_pack("{s:s, s:i, s:i}", "name", t->devs[i].name,
-                                              "major", t->devs[i].major, "minor",
-                                              t->devs[i].minor));
+        json_array_append_new(devs, json_pack("{s:s, s:i, s:i}", "name", t->devs[i].name, "major",
+                                              t->devs[i].major, "minor", t->devs[i].minor));
     json_object_set_new(o, "devices", devs);
     json_object_set_new(o, "data_paths", json_copy(t->data_paths));
     if (t->disk_reason[0])

@@ -148,8 +148,10 @@ static int try_perf(struct power *p, const char *sysroot) {
         if (fd < 0) {
             int err = errno;
             snprintf(path, sizeof path, "cpu %d", cpu);
-            add_reason(p, "perf power PMU: perf_event_open on %s: %s (needs root or "
-                          "perf_event_paranoid <= 0)", path, strerror(err));
+            add_reason(p,
+                       "perf power PMU: perf_event_open on %s: %s (needs root or "
+                       "perf_event_paranoid <= 0)",
+                       path, strerror(err));
             close_all(p);
             return -1;
         }
@@ -217,7 +219,8 @@ static int try_msr(struct power *p, const char *sysroot, power_open_fn op) {
             continue;
         }
         uint64_t units, energy;
-        if (read_msr(fd, unit_msr, &units) < 0 || read_msr(fd, amd ? MSR_AMD_PKG_ENERGY : MSR_INTEL_PKG_ENERGY, &energy) < 0) {
+        if (read_msr(fd, unit_msr, &units) < 0 ||
+            read_msr(fd, amd ? MSR_AMD_PKG_ENERGY : MSR_INTEL_PKG_ENERGY, &energy) < 0) {
             last_err = errno ? errno : EIO;
             close(fd);
             continue;

@@ -19,15 +19,15 @@ typedef int (*power_open_fn)(const char *path, int flags);
 
 struct power {
     enum power_src src;
-    int n;                                /* package domains */
+    int n; /* package domains */
     int fd[POWER_MAX_DOMAINS];
-    uint64_t range[POWER_MAX_DOMAINS];    /* counter wraps after this many raw units */
-    uint64_t last[POWER_MAX_DOMAINS];     /* previous raw reading */
-    double unit_j[POWER_MAX_DOMAINS];     /* joules per raw unit */
-    uint32_t msr_energy;                  /* MSR address of the package energy counter */
+    uint64_t range[POWER_MAX_DOMAINS]; /* counter wraps after this many raw units */
+    uint64_t last[POWER_MAX_DOMAINS];  /* previous raw reading */
+    double unit_j[POWER_MAX_DOMAINS];  /* joules per raw unit */
+    uint32_t msr_energy;               /* MSR address of the package energy counter */
     int have_last;
-    char source[64];                      /* "rapl", "perf", "msr" */
-    char reason[1536];                    /* why there is no power (src NONE) */
+    char source[64];   /* "rapl", "perf", "msr" */
+    char reason[1536]; /* why there is no power (src NONE) */
 };
 
 /* Find and open a source under sysroot. op NULL means open(2). */

@@ -34,11 +34,12 @@ int diskstats_parse(const char *buf, const struct blkdev *devs, int ndevs,
                     struct disk_counters *sum) {
     int found = 0;
     memset(sum, 0, sizeof *sum);
-    for (const char *line = buf; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+    for (const char *line = buf; line && *line;
+         line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
         unsigned maj, min;
         unsigned long long rio, rmerge, rsect, rticks, wio, wmerge, wsect;
-        if (sscanf(line, "%u %u %*s %llu %llu %llu %llu %llu %llu %llu", &maj, &min, &rio,
-                   &rmerge, &rsect, &rticks, &wio, &wmerge, &wsect) != 9)
+        if (sscanf(line, "%u %u %*s %llu %llu %llu %llu %llu %llu %llu", &maj, &min, &rio, &rmerge,
+                   &rsect, &rticks, &wio, &wmerge, &wsect) != 9)
             continue;
         for (int i = 0; i < ndevs; i++) {
             if (devs[i].major == maj && devs[i].minor == min) {
@@ -194,7 +195,8 @@ static int leaf(const char *devdir_in, struct blkdev *devs, int *ndevs, int max,
     if (nslaves > 0)
         return added;
     unsigned maj, min;
-    if (pjoin(p, sizeof p, devdir, "dev") < 0 || fs_read_str(p, buf, sizeof buf) < 0 || sscanf(buf, "%u:%u", &maj, &min) != 2)
+    if (pjoin(p, sizeof p, devdir, "dev") < 0 || fs_read_str(p, buf, sizeof buf) < 0 ||
+        sscanf(buf, "%u:%u", &maj, &min) != 2)
         return -1;
     for (int i = 0; i < *ndevs; i++)
         if (devs[i].major == maj && devs[i].minor == min)

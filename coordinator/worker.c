@@ -13,9 +13,9 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "../common/util.h"
 #include "../containers/cgroup.h"
 #include "../containers/cgroup_acct.h"
-#include "../common/util.h"
 #include "run.h"
 #include "schedule.h"
 

@@ -38,7 +38,8 @@ int corpus_check(const struct config *cfg, char *err, size_t errlen) {
     if (access(path, R_OK) == 0)
         return 0;
     snprintf(err, errlen, "corpus missing at %s: run `./harness corpus fetch --profile %s%s%s`",
-             dir, profile_name(cfg->profile), strcmp(search_opts(cfg)->corpus_dir, "") ? " --dir " : "",
+             dir, profile_name(cfg->profile),
+             strcmp(search_opts(cfg)->corpus_dir, "") ? " --dir " : "",
              search_opts(cfg)->corpus_dir);
     return -1;
 }
@@ -76,7 +77,8 @@ static int scan_one(const char *path, const struct stat *st, int flag, struct FT
             return -1;
     }
     const char *rel = path + scan.rootlen + (path[scan.rootlen] == '/');
-    scan.v[scan.n++] = (struct entry){strdup(rel), (uint64_t)st->st_size, flag == FTW_F && S_ISREG(st->st_mode)};
+    scan.v[scan.n++] =
+        (struct entry){strdup(rel), (uint64_t)st->st_size, flag == FTW_F && S_ISREG(st->st_mode)};
     return 0;
 }
 
@@ -150,24 +152,27 @@ static int write_manifest(const char *pdir, const char *profile, uint64_t seed,
 
 /* ---- tiny: generated ---- */
 
-static const char *const c_idents[] = {
-    "task_struct", "inode", "sk_buff", "net_device", "page", "file", "dentry", "mm_struct",
-    "device", "work_struct", "list_head", "super_block", "request_queue", "pci_dev", "bio"};
+static const char *const c_idents[] = {"task_struct",   "inode",       "sk_buff",   "net_device",
+                                       "page",          "file",        "dentry",    "mm_struct",
+                                       "device",        "work_struct", "list_head", "super_block",
+                                       "request_queue", "pci_dev",     "bio"};
 static const char *const c_funcs[] = {
-    "probe", "remove", "init", "exit", "alloc", "free", "submit", "complete", "flush", "reset",
-    "suspend", "resume", "open", "release", "ioctl", "poll", "read_page", "write_begin"};
-static const char *const c_prefix[] = {"ext4", "btrfs", "tcp", "udp", "sched", "kvm", "nvme",
-                                       "usb", "drm", "mlx5", "xfs", "virtio", "blk", "dma"};
+    "probe", "remove",  "init",   "exit", "alloc",   "free",  "submit", "complete",  "flush",
+    "reset", "suspend", "resume", "open", "release", "ioctl", "poll",   "read_page", "write_begin"};
+static const char *const c_prefix[] = {"ext4", "btrfs", "tcp",  "udp", "sched",  "kvm", "nvme",
+                                       "usb",  "drm",   "mlx5", "xfs", "virtio", "blk", "dma"};
 static const char *const words[] = {
-    "the", "buffer", "lock", "is", "held", "when", "we", "return", "error", "free", "memory",
-    "device", "queue", "request", "timeout", "retry", "callback", "page", "cache", "mapping",
-    "race", "with", "interrupt", "context", "deadlock", "possible", "here", "must", "not",
-    "sleep", "Straße", "naïve", "café", "日本語", "Ünïcödé", "résumé", "Ελληνικά", "Привет"};
-static const char *const py_names[] = {
-    "parse", "load", "dump", "connect", "close", "read", "write", "encode", "decode", "resolve",
-    "format", "compile", "walk", "join", "split", "match", "search", "update", "copy"};
-static const char *const py_classes[] = {"Path", "Request", "Parser", "Handler", "Thread",
-                                         "Socket", "Decoder", "Counter", "Logger", "Queue"};
+    "the",      "buffer",   "lock",    "is",      "held",     "when",    "we",        "return",
+    "error",    "free",     "memory",  "device",  "queue",    "request", "timeout",   "retry",
+    "callback", "page",     "cache",   "mapping", "race",     "with",    "interrupt", "context",
+    "deadlock", "possible", "here",    "must",    "not",      "sleep",   "Straße",    "naïve",
+    "café",     "日本語",   "Ünïcödé", "résumé",  "Ελληνικά", "Привет"};
+static const char *const py_names[] = {"parse",  "load",    "dump",   "connect", "close",
+                                       "read",   "write",   "encode", "decode",  "resolve",
+                                       "format", "compile", "walk",   "join",    "split",
+                                       "match",  "search",  "update", "copy"};
+static const char *const py_classes[] = {"Path",   "Request", "Parser",  "Handler", "Thread",
+                                         "Socket", "Decoder", "Counter", "Logger",  "Queue"};
 
 #define PICK(r, a) (a)[rng_below(r, sizeof(a) / sizeof((a)[0]))]
 
@@ -179,46 +184,130 @@ static void sentence(struct rng *r, FILE *f, int n) {
 static void c_line(struct rng *r, FILE *f, const char *nl) {
     const char *pre = PICK(r, c_prefix), *fn = PICK(r, c_funcs), *id = PICK(r, c_idents);
     switch (rng_below(r, 18)) {
-    case 0: fprintf(f, "static int %s_%s(struct %s *%c)%s{%s", pre, fn, id, id[0], nl, nl); break;
-    case 1: fprintf(f, "\tspin_lock_irqsave(&%c->lock, flags);%s", id[0], nl); break;
-    case 2: fprintf(f, "\tspin_unlock_irqrestore(&%c->lock, flags);%s", id[0], nl); break;
-    case 3: fprintf(f, "\tif (!%c)%s\t\treturn -EINVAL;%s", id[0], nl, nl); break;
-    case 4: fprintf(f, "\t/* TODO: "); sentence(r, f, 6); fprintf(f, " */%s", nl); break;
-    case 5: fprintf(f, "\tmutex_lock(&%s_mutex);%s", pre, nl); break;
-    case 6: fprintf(f, "\tkfree(%c);%s", id[0], nl); break;
-    case 7: fprintf(f, "\tpr_err(\"%%s: failed to %s %s\\n\", __func__);%s", fn, id, nl); break;
-    case 8: fprintf(f, "EXPORT_SYMBOL_GPL(%s_%s);%s", pre, fn, nl); break;
-    case 9: fprintf(f, "#include <linux/%s.h>%s", pre, nl); break;
-    case 10: fprintf(f, "#define %s_MAX_%s 0x%llx%s", pre, fn, (unsigned long long)rng_below(r, 1 << 20), nl); break;
-    case 11: fprintf(f, "\treturn 0;%s}%s%s", nl, nl, nl); break;
-    case 12: fprintf(f, "\t/* FIXME: "); sentence(r, f, 8); fprintf(f, " */%s", nl); break;
-    case 13: fprintf(f, "\tstruct %s *%s_%s = kmalloc(sizeof(*%c), GFP_KERNEL);%s", id, pre, fn, id[0], nl); break;
-    case 14: fprintf(f, "\tret = %s_%s(%c, %llu);%s", pre, fn, id[0], (unsigned long long)rng_below(r, 4096), nl); break;
-    case 15: fprintf(f, " * "); sentence(r, f, 10); fprintf(f, "%s", nl); break;
-    case 16: fprintf(f, "\tgoto out_unlock;%s", nl); break;
-    default: fprintf(f, "\tWARN_ON(%c->refcount < 0);%s", id[0], nl); break;
+    case 0:
+        fprintf(f, "static int %s_%s(struct %s *%c)%s{%s", pre, fn, id, id[0], nl, nl);
+        break;
+    case 1:
+        fprintf(f, "\tspin_lock_irqsave(&%c->lock, flags);%s", id[0], nl);
+        break;
+    case 2:
+        fprintf(f, "\tspin_unlock_irqrestore(&%c->lock, flags);%s", id[0], nl);
+        break;
+    case 3:
+        fprintf(f, "\tif (!%c)%s\t\treturn -EINVAL;%s", id[0], nl, nl);
+        break;
+    case 4:
+        fprintf(f, "\t/* TODO: ");
+        sentence(r, f, 6);
+        fprintf(f, " */%s", nl);
+        break;
+    case 5:
+        fprintf(f, "\tmutex_lock(&%s_mutex);%s", pre, nl);
+        break;
+    case 6:
+        fprintf(f, "\tkfree(%c);%s", id[0], nl);
+        break;
+    case 7:
+        fprintf(f, "\tpr_err(\"%%s: failed to %s %s\\n\", __func__);%s", fn, id, nl);
+        break;
+    case 8:
+        fprintf(f, "EXPORT_SYMBOL_GPL(%s_%s);%s", pre, fn, nl);
+        break;
+    case 9:
+        fprintf(f, "#include <linux/%s.h>%s", pre, nl);
+        break;
+    case 10:
+        fprintf(f, "#define %s_MAX_%s 0x%llx%s", pre, fn, (unsigned long long)rng_below(r, 1 << 20),
+                nl);
+        break;
+    case 11:
+        fprintf(f, "\treturn 0;%s}%s%s", nl, nl, nl);
+        break;
+    case 12:
+        fprintf(f, "\t/* FIXME: ");
+        sentence(r, f, 8);
+        fprintf(f, " */%s", nl);
+        break;
+    case 13:
+        fprintf(f, "\tstruct %s *%s_%s = kmalloc(sizeof(*%c), GFP_KERNEL);%s", id, pre, fn, id[0],
+                nl);
+        break;
+    case 14:
+        fprintf(f, "\tret = %s_%s(%c, %llu);%s", pre, fn, id[0],
+                (unsigned long long)rng_below(r, 4096), nl);
+        break;
+    case 15:
+        fprintf(f, " * ");
+        sentence(r, f, 10);
+        fprintf(f, "%s", nl);
+        break;
+    case 16:
+        fprintf(f, "\tgoto out_unlock;%s", nl);
+        break;
+    default:
+        fprintf(f, "\tWARN_ON(%c->refcount < 0);%s", id[0], nl);
+        break;
     }
 }
 
 static void py_line(struct rng *r, FILE *f, const char *nl) {
     const char *n = PICK(r, py_names), *c = PICK(r, py_classes);
     switch (rng_below(r, 16)) {
-    case 0: fprintf(f, "class %s%s(object):%s", c, n[0] == 'p' ? "Base" : "", nl); break;
-    case 1: fprintf(f, "    def %s(self, %s=None):%s", n, c[0] == 'P' ? "path" : "data", nl); break;
-    case 2: fprintf(f, "        \"\"\""); sentence(r, f, 7); fprintf(f, "\"\"\"%s", nl); break;
-    case 3: fprintf(f, "        raise ValueError(\"cannot %s %s\")%s", n, c, nl); break;
-    case 4: fprintf(f, "import %s%s", n, nl); break;
-    case 5: fprintf(f, "from %s import %s%s", n, c, nl); break;
-    case 6: fprintf(f, "        return self._%s%s", n, nl); break;
-    case 7: fprintf(f, "    # FIXME: "); sentence(r, f, 5); fprintf(f, "%s", nl); break;
-    case 8: fprintf(f, "static PyObject *%s_%s(PyObject *self, PyObject *args)%s", c, n, nl); break;
-    case 9: fprintf(f, "    Py_DECREF(%s);%s", n, nl); break;
-    case 10: fprintf(f, "    if (PyErr_Occurred()) {%s        return NULL;%s    }%s", nl, nl, nl); break;
-    case 11: fprintf(f, "def test_%s_%s(self):%s", n, c, nl); break;
-    case 12: fprintf(f, "        self.assertEqual(%s(%llu), %llu)%s", n, (unsigned long long)rng_below(r, 100), (unsigned long long)rng_below(r, 100), nl); break;
-    case 13: fprintf(f, "   :func:`%s.%s` ", c, n); sentence(r, f, 6); fprintf(f, "%s", nl); break;
-    case 14: fprintf(f, "        async with %s() as %s:%s", c, n, nl); break;
-    default: fprintf(f, "    %s = %s.%s(%s)%s", n, c, n, "*args, **kwargs", nl); break;
+    case 0:
+        fprintf(f, "class %s%s(object):%s", c, n[0] == 'p' ? "Base" : "", nl);
+        break;
+    case 1:
+        fprintf(f, "    def %s(self, %s=None):%s", n, c[0] == 'P' ? "path" : "data", nl);
+        break;
+    case 2:
+        fprintf(f, "        \"\"\"");
+        sentence(r, f, 7);
+        fprintf(f, "\"\"\"%s", nl);
+        break;
+    case 3:
+        fprintf(f, "        raise ValueError(\"cannot %s %s\")%s", n, c, nl);
+        break;
+    case 4:
+        fprintf(f, "import %s%s", n, nl);
+        break;
+    case 5:
+        fprintf(f, "from %s import %s%s", n, c, nl);
+        break;
+    case 6:
+        fprintf(f, "        return self._%s%s", n, nl);
+        break;
+    case 7:
+        fprintf(f, "    # FIXME: ");
+        sentence(r, f, 5);
+        fprintf(f, "%s", nl);
+        break;
+    case 8:
+        fprintf(f, "static PyObject *%s_%s(PyObject *self, PyObject *args)%s", c, n, nl);
+        break;
+    case 9:
+        fprintf(f, "    Py_DECREF(%s);%s", n, nl);
+        break;
+    case 10:
+        fprintf(f, "    if (PyErr_Occurred()) {%s        return NULL;%s    }%s", nl, nl, nl);
+        break;
+    case 11:
+        fprintf(f, "def test_%s_%s(self):%s", n, c, nl);
+        break;
+    case 12:
+        fprintf(f, "        self.assertEqual(%s(%llu), %llu)%s", n,
+                (unsigned long long)rng_below(r, 100), (unsigned long long)rng_below(r, 100), nl);
+        break;
+    case 13:
+        fprintf(f, "   :func:`%s.%s` ", c, n);
+        sentence(r, f, 6);
+        fprintf(f, "%s", nl);
+        break;
+    case 14:
+        fprintf(f, "        async with %s() as %s:%s", c, n, nl);
+        break;
+    default:
+        fprintf(f, "    %s = %s.%s(%s)%s", n, c, n, "*args, **kwargs", nl);
+        break;
     }
 }
 
@@ -287,12 +376,11 @@ static void gen_line16(struct rng *r, FILE *f, int py) {
  * surrogates, an odd last byte, a BOM alone, U+0000 early and past 64 KiB,
  * and one larger than a read with a surrogate pair across reads. */
 static int gen_utf16(const char *root, struct rng *r, int py) {
-    static const char text[] =
-        "TODO: utf-16 text, spin_lock_irqsave(&x) and def parse(self):\r\n"
-        "Straße naïve café 日本語 Ünïcödé FIXME\n"
-        "beyond the BMP \xF0\x9F\x98\x80 return self._x\n"
-        "EXPORT_SYMBOL_GPL(late) Py_DECREF(x) raise ValueError(\n"
-        "trailing blanks  \nlast line without newline TODO";
+    static const char text[] = "TODO: utf-16 text, spin_lock_irqsave(&x) and def parse(self):\r\n"
+                               "Straße naïve café 日本語 Ünïcödé FIXME\n"
+                               "beyond the BMP \xF0\x9F\x98\x80 return self._x\n"
+                               "EXPORT_SYMBOL_GPL(late) Py_DECREF(x) raise ValueError(\n"
+                               "trailing blanks  \nlast line without newline TODO";
     FILE *f;
     int rc = 0;
     for (int be = 0; be < 2; be++) {
@@ -476,17 +564,22 @@ static int gen_tree(const char *root, uint64_t seed, int py) {
         fprintf(stderr, "harness corpus: cannot create %s: %s\n", root, strerror(errno));
         return -1;
     }
-    static const char *const cdirs[] = {"kernel", "mm", "fs/ext4", "net/ipv4", "drivers/net",
-                                        "include/linux", "arch/x86/kernel", "lib"};
-    static const char *const pydirs[] = {"Lib", "Lib/test", "Objects", "Modules", "Python",
-                                         "Doc/library", "Lib/asyncio", "Parser"};
+    static const char *const cdirs[] = {"kernel",          "mm",          "fs/ext4",
+                                        "net/ipv4",        "drivers/net", "include/linux",
+                                        "arch/x86/kernel", "lib"};
+    static const char *const pydirs[] = {"Lib",    "Lib/test",    "Objects",     "Modules",
+                                         "Python", "Doc/library", "Lib/asyncio", "Parser"};
     int nfiles = py ? 120 : 180;
     for (int i = 0; i < nfiles; i++) {
         char rel[256];
         const char *d = i < 8 ? (py ? pydirs : cdirs)[i] : PICK(&r, cdirs);
         if (py)
             d = i < 8 ? pydirs[i] : PICK(&r, pydirs);
-        const char *ext = py ? (strstr(d, "Objects") || strstr(d, "Modules") || strstr(d, "Python") || strstr(d, "Parser") ? ".c" : strstr(d, "Doc") ? ".rst" : ".py")
+        const char *ext = py ? (strstr(d, "Objects") || strstr(d, "Modules") ||
+                                        strstr(d, "Python") || strstr(d, "Parser")
+                                    ? ".c"
+                                : strstr(d, "Doc") ? ".rst"
+                                                   : ".py")
                              : (strstr(d, "include") ? ".h" : ".c");
         snprintf(rel, sizeof rel, "%s/mod%03d%s", d, i, ext);
         if (i == 0) /* the symlinks' target */
@@ -558,8 +651,10 @@ static const char fetch_full_sh[] =
     "  cd \"$C\"; ls linux-source-6.1_*.deb >/dev/null 2>&1 || apt-get download linux-source-6.1\n"
     "  deb=$(ls linux-source-6.1_*.deb | sort -V | tail -1)\n"
     "  rm -rf x \"$P/linux.tmp\"; mkdir -p x \"$P/linux.tmp\"; dpkg-deb -x \"$deb\" x\n"
-    "  echo \"unpacking $deb\"; tar -xJf x/usr/src/linux-source-6.1.tar.xz -C \"$P/linux.tmp\" --strip-components=1\n"
-    "  dpkg-deb -f \"$deb\" Version > \"$P/linux.version\"; rm -rf x; mv \"$P/linux.tmp\" \"$P/linux\"\n"
+    "  echo \"unpacking $deb\"; tar -xJf x/usr/src/linux-source-6.1.tar.xz -C \"$P/linux.tmp\" "
+    "--strip-components=1\n"
+    "  dpkg-deb -f \"$deb\" Version > \"$P/linux.version\"; rm -rf x; mv \"$P/linux.tmp\" "
+    "\"$P/linux\"\n"
     "fi\n"
     "if [ ! -d \"$P/cpython\" ]; then\n"
     "  command -v dpkg-source >/dev/null || apt-get install -y dpkg-dev\n"
@@ -567,15 +662,21 @@ static const char fetch_full_sh[] =
     "  mkdir -p \"$T/lists/partial\" \"$T/cache/archives/partial\" \"$T/parts\" \"$T/src\"\n"
     /* The machine's own Debian mirror, main suite only (security sources
      * are not always mirrored), as a deb-src line. */
-    "  U=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/*.sources 2>/dev/null | grep -v security | head -1)\n"
-    "  [ -n \"$U\" ] || U=$(sed -n 's/^deb \\(\\[[^]]*\\] \\)\\{0,1\\}\\([^ ]*\\) .*/\\2/p' /etc/apt/sources.list 2>/dev/null | grep -v security | head -1)\n"
+    "  U=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/*.sources 2>/dev/null | grep -v security "
+    "| head -1)\n"
+    "  [ -n \"$U\" ] || U=$(sed -n 's/^deb \\(\\[[^]]*\\] \\)\\{0,1\\}\\([^ ]*\\) .*/\\2/p' "
+    "/etc/apt/sources.list 2>/dev/null | grep -v security | head -1)\n"
     "  [ -n \"$U\" ] || { echo 'no Debian mirror is configured in /etc/apt' >&2; exit 1; }\n"
-    "  . /etc/os-release; echo \"deb-src $U ${VERSION_CODENAME:-bookworm} main\" > \"$T/sources.list\"\n"
-    "  A=\"-o Dir::Etc::SourceList=$T/sources.list -o Dir::Etc::SourceParts=$T/parts -o Dir::State::Lists=$T/lists -o Dir::Cache=$T/cache\"\n"
+    "  . /etc/os-release; echo \"deb-src $U ${VERSION_CODENAME:-bookworm} main\" > "
+    "\"$T/sources.list\"\n"
+    "  A=\"-o Dir::Etc::SourceList=$T/sources.list -o Dir::Etc::SourceParts=$T/parts -o "
+    "Dir::State::Lists=$T/lists -o Dir::Cache=$T/cache\"\n"
     "  apt-get $A update >/dev/null\n"
     "  (cd \"$T/src\" && apt-get $A source python3.11)\n"
-    "  d=$(ls -d \"$T\"/src/python3.11-*/ | head -1); v=$(ls \"$T\"/src/*.dsc | sed 's/.*_//; s/\\.dsc$//')\n"
-    "  rm -rf \"$P/cpython.tmp\"; mv \"$d\" \"$P/cpython.tmp\"; echo \"$v\" > \"$P/cpython.version\"\n"
+    "  d=$(ls -d \"$T\"/src/python3.11-*/ | head -1); v=$(ls \"$T\"/src/*.dsc | sed 's/.*_//; "
+    "s/\\.dsc$//')\n"
+    "  rm -rf \"$P/cpython.tmp\"; mv \"$d\" \"$P/cpython.tmp\"; echo \"$v\" > "
+    "\"$P/cpython.version\"\n"
     "  mv \"$P/cpython.tmp\" \"$P/cpython\"\n"
     "fi\n";
 
@@ -585,15 +686,18 @@ static const char fetch_small_sh[] =
     "F=\"$AOPS_FULL\"; P=\"$AOPS_PDIR\"; mkdir -p \"$P\"\n"
     "if [ ! -d \"$P/linux\" ]; then rm -rf \"$P/linux.tmp\"; mkdir -p \"$P/linux.tmp\"\n"
     "  for d in kernel mm fs/ext4 include/linux lib net/ipv4 block; do\n"
-    "    mkdir -p \"$P/linux.tmp/$(dirname $d)\"; cp -al \"$F/linux/$d\" \"$P/linux.tmp/$d\"; done\n"
+    "    mkdir -p \"$P/linux.tmp/$(dirname $d)\"; cp -al \"$F/linux/$d\" \"$P/linux.tmp/$d\"; "
+    "done\n"
     "  cp \"$F/linux.version\" \"$P/linux.version\"; mv \"$P/linux.tmp\" \"$P/linux\"; fi\n"
     "if [ ! -d \"$P/cpython\" ]; then cp -al \"$F/cpython\" \"$P/cpython.tmp\";\n"
-    "  cp \"$F/cpython.version\" \"$P/cpython.version\"; mv \"$P/cpython.tmp\" \"$P/cpython\"; fi\n";
+    "  cp \"$F/cpython.version\" \"$P/cpython.version\"; mv \"$P/cpython.tmp\" \"$P/cpython\"; "
+    "fi\n";
 
 static int fetch(const struct config *cfg);
 
 static int usage(void) {
-    fprintf(stderr, "usage: harness corpus fetch [--profile full|small|tiny] [--dir DIR] [--seed S]\n");
+    fprintf(stderr,
+            "usage: harness corpus fetch [--profile full|small|tiny] [--dir DIR] [--seed S]\n");
     return 2;
 }
 
@@ -647,14 +751,16 @@ static int fetch(const struct config *cfg) {
         setenv("AOPS_PDIR", full, 1);
         setenv("AOPS_CACHE", cache, 1);
         rc = run_sh(fetch_full_sh);
-        static const char *const src[] = {"debian:linux-source-6.1", "debian:python3.11 (apt-get source)"};
+        static const char *const src[] = {"debian:linux-source-6.1",
+                                          "debian:python3.11 (apt-get source)"};
         if (rc == 0)
             rc = write_manifest(full, "full", cfg->seed, trees, src);
         if (rc == 0 && cfg->profile == PROFILE_SMALL) {
             setenv("AOPS_FULL", full, 1);
             setenv("AOPS_PDIR", pdir, 1);
-            static const char *const ssrc[] = {"debian:linux-source-6.1 (kernel mm fs/ext4 include/linux lib net/ipv4 block)",
-                                               "debian:python3.11 (apt-get source)"};
+            static const char *const ssrc[] = {
+                "debian:linux-source-6.1 (kernel mm fs/ext4 include/linux lib net/ipv4 block)",
+                "debian:python3.11 (apt-get source)"};
             rc = run_sh(fetch_small_sh);
             if (rc == 0)
                 rc = write_manifest(pdir, "small", cfg->seed, trees, ssrc);

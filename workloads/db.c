@@ -11,8 +11,8 @@
  * guarantees rows is an error. A lost connection is fatal (the run is
  * invalid); a statement over --op-timeout is stopped by the server
  * (max_statement_time) and counts as one error. */
-#include <errno.h>
 #include <errmsg.h>
+#include <errno.h>
 #include <math.h>
 #include <mysqld_error.h>
 #include <stdio.h>
@@ -65,12 +65,16 @@ void db_params_for(uint64_t seed, unsigned worker, unsigned cycle, unsigned op,
     rng_seed(&r, seed, worker, (0xdbULL << 56) | ((uint64_t)cycle * 64 + op));
     p->a = p->b = 0;
     switch (op / DB_OPS_PER_PATTERN) {
-    case DB_POINT: p->a = 1 + (long long)rng_below(&r, s->sessions); break;
+    case DB_POINT:
+        p->a = 1 + (long long)rng_below(&r, s->sessions);
+        break;
     case DB_RANGE:
         p->a = 1 + (long long)rng_below(&r, s->events - DB_RANGE_ROWS + 1);
         p->b = p->a + DB_RANGE_ROWS - 1;
         break;
-    default: p->a = 1 + (long long)rng_below(&r, s->agents); break;
+    default:
+        p->a = 1 + (long long)rng_below(&r, s->agents);
+        break;
     }
 }
 
@@ -92,8 +96,8 @@ int db_render_sql(unsigned pattern, const struct db_params *p, char *buf, size_t
 
 void db_where(const struct config *cfg, char *buf, size_t len) {
     const struct db_opts *o = db_opts(cfg);
-    if (o->socket[0] && (!o->host[0] || !strcmp(o->host, "localhost") ||
-                              !strcmp(o->host, "127.0.0.1")) &&
+    if (o->socket[0] &&
+        (!o->host[0] || !strcmp(o->host, "localhost") || !strcmp(o->host, "127.0.0.1")) &&
         access(o->socket, F_OK) == 0)
         snprintf(buf, len, "socket %s", o->socket);
     else
@@ -122,10 +126,9 @@ MYSQL *db_connect(const struct config *cfg, int for_prepare, char *err, size_t e
         my_bool on = 1;
         mysql_optionsv(m, MYSQL_OPT_SSL_ENFORCE, &on);
     }
-    if (!mysql_real_connect(m, use_socket ? "localhost" : o->host, o->user,
-                            o->password, for_prepare ? NULL : o->name,
-                            use_socket ? 0 : o->port, use_socket ? o->socket : NULL,
-                            0)) {
+    if (!mysql_real_connect(m, use_socket ? "localhost" : o->host, o->user, o->password,
+                            for_prepare ? NULL : o->name, use_socket ? 0 : o->port,
+                            use_socket ? o->socket : NULL, 0)) {
         unsigned e = mysql_errno(m);
         if (e == ER_DBACCESS_DENIED_ERROR) /* what a user without grants sees of a missing db */
             snprintf(err, errlen,
@@ -138,13 +141,13 @@ MYSQL *db_connect(const struct config *cfg, int for_prepare, char *err, size_t e
                      ".local/stack/credentials)",
                      where, o->user);
         else if (e == ER_BAD_DB_ERROR)
+            snprintf(err, errlen, "MariaDB at %s has no database '%s': run ./harness prepare first",
+                     where, o->name);
+        else if (e == CR_CONNECTION_ERROR || e == CR_CONN_HOST_ERROR || e == CR_UNKNOWN_HOST ||
+                 e == CR_SERVER_LOST || e == CR_SERVER_GONE_ERROR)
             snprintf(err, errlen,
-                     "MariaDB at %s has no database '%s': run ./harness prepare first", where,
-                     o->name);
-        else if (e == CR_CONNECTION_ERROR || e == CR_CONN_HOST_ERROR ||
-                 e == CR_UNKNOWN_HOST || e == CR_SERVER_LOST || e == CR_SERVER_GONE_ERROR)
-            snprintf(err, errlen, "cannot reach MariaDB at %s (is it running? scripts/stack up): %s",
-                     where, mysql_error(m));
+                     "cannot reach MariaDB at %s (is it running? scripts/stack up): %s", where,
+                     mysql_error(m));
         else
             snprintf(err, errlen, "MariaDB at %s: %s", where, mysql_error(m));
         mysql_close(m);
@@ -153,8 +156,10 @@ MYSQL *db_connect(const struct config *cfg, int for_prepare, char *err, size_t e
     /* Some client versions accept a server without TLS despite the option:
      * --db-tls promises encryption, so check it was negotiated. */
     if (o->tls && !mysql_get_ssl_cipher(m)) {
-        snprintf(err, errlen, "MariaDB at %s: --db-tls asked for TLS but the server did not "
-                 "negotiate it (have_ssl disabled?)", where);
+        snprintf(err, errlen,
+                 "MariaDB at %s: --db-tls asked for TLS but the server did not "
+                 "negotiate it (have_ssl disabled?)",
+                 where);
         mysql_close(m);
         return NULL;
     }
@@ -355,8 +360,8 @@ static int fail_op(struct db_state *d, struct stmt *s, unsigned pattern, struct 
                  db_pattern_names[pattern]);
         mysql_stmt_reset(s->st);
     } else {
-        snprintf(res->err, sizeof res->err, "MariaDB at %.80s: the %s query failed: %.100s", d->where,
-                 db_pattern_names[pattern], mysql_stmt_error(s->st));
+        snprintf(res->err, sizeof res->err, "MariaDB at %.80s: the %s query failed: %.100s",
+                 d->where, db_pattern_names[pattern], mysql_stmt_error(s->st));
         mysql_stmt_reset(s->st);
     }
     return -1;
@@ -408,8 +413,9 @@ static int db_server_version(const struct config *cfg, char *out, size_t len) {
 static json_t *db_describe(const struct config *cfg, int selected, json_t *warnings) {
     (void)selected, (void)warnings;
     const struct db_opts *o = db_opts(cfg);
-    return json_pack("{s:{s:s, s:i, s:s, s:s, s:b}}", "db", "host", o->socket[0] ? o->socket : o->host,
-                     "port", (int)o->port, "user", o->user, "database", o->name, "tls", o->tls);
+    return json_pack("{s:{s:s, s:i, s:s, s:s, s:b}}", "db", "host",
+                     o->socket[0] ? o->socket : o->host, "port", (int)o->port, "user", o->user,
+                     "database", o->name, "tls", o->tls);
 }
 
 /* The local stack's MariaDB keeps its tables here. */
@@ -472,10 +478,8 @@ done:
 
 #define F(field) offsetof(struct db_opts, field), sizeof(((struct db_opts *)0)->field)
 static const struct opt_row db_rows[] = {
-    {"db-host", OPT_STR, F(host), 0, 0, "127.0.0.1", NULL, "MARIADB_HOST", 0, NULL,
-     "MariaDB host"},
-    {"db-port", OPT_UINT, F(port), 1, 65535, "3307", NULL, "MARIADB_PORT", 0, NULL,
-     "MariaDB port"},
+    {"db-host", OPT_STR, F(host), 0, 0, "127.0.0.1", NULL, "MARIADB_HOST", 0, NULL, "MariaDB host"},
+    {"db-port", OPT_UINT, F(port), 1, 65535, "3307", NULL, "MARIADB_PORT", 0, NULL, "MariaDB port"},
     {"db-socket", OPT_STR, F(socket), 0, 0, NULL, NULL, "MARIADB_SOCKET", 0, NULL,
      "MariaDB socket, used when it exists and the host is this machine"},
     {"db-user", OPT_STR, F(user), 0, 0, "harness", NULL, "MARIADB_USER", 0, NULL, "MariaDB user"},

@@ -19,9 +19,9 @@
 #define DB_SCHEMA_VERSION 1
 #define DB_NPATTERNS 5
 #define DB_OPS_PER_PATTERN 10
-#define DB_RANGE_ROWS 100  /* events per range scan: created_at is one per second */
+#define DB_RANGE_ROWS 100 /* events per range scan: created_at is one per second */
 #define DB_ORDERED_LIMIT 50
-#define DB_NKINDS 8        /* event kinds: the aggregate's groups */
+#define DB_NKINDS 8 /* event kinds: the aggregate's groups */
 
 enum db_pattern { DB_POINT = 0, DB_RANGE, DB_AGGREGATE, DB_ORDERED, DB_DISTINCT };
 

@@ -21,9 +21,9 @@
 #define EPOCH 1735689600LL /* 2025-01-01 00:00:00 UTC, the TIMESTAMP in the range query */
 
 static const char *const tools[16] = {
-    "read_file", "write_file", "grep",     "list_dir", "http_get",   "sql_query",
-    "run_tests", "git_diff",   "git_log",  "search",   "fetch_doc",  "summarize",
-    "embed",     "s3_get",     "s3_put",   "shell",
+    "read_file", "write_file", "grep",    "list_dir", "http_get",  "sql_query",
+    "run_tests", "git_diff",   "git_log", "search",   "fetch_doc", "summarize",
+    "embed",     "s3_get",     "s3_put",  "shell",
 };
 
 static const char *const schema[] = {
@@ -140,9 +140,10 @@ static int load(MYSQL *m, const struct config *cfg, const struct db_sizes *sz, c
     l.head = "INSERT INTO sessions VALUES ";
     for (uint64_t i = 1; i <= sz->sessions && rc == 0; i++) {
         datetime(EPOCH + (long long)i * 4, when, sizeof when);
-        snprintf(row, sizeof row, "(%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%u,'%s','session-%016" PRIx64 "')",
-                 i, 1 + (i - 1) % sz->agents, 1 + rng_below(&r, sz->users),
-                 (unsigned)rng_below(&r, 4), (unsigned)rng_below(&r, 200000), when, rng_next(&r));
+        snprintf(row, sizeof row,
+                 "(%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%u,'%s','session-%016" PRIx64 "')", i,
+                 1 + (i - 1) % sz->agents, 1 + rng_below(&r, sz->users), (unsigned)rng_below(&r, 4),
+                 (unsigned)rng_below(&r, 200000), when, rng_next(&r));
         rc = add_row(&l, row, err, errlen);
         progress(cfg, "sessions", i, sz->sessions);
     }
@@ -192,8 +193,8 @@ int db_prepare(const struct config *cfg, char *err, size_t errlen) {
         }
     }
     if (mysql_select_db(m, db_opts(cfg)->name)) {
-        snprintf(err, errlen, "MariaDB at %s: cannot use database '%s': %s", where, db_opts(cfg)->name,
-                 mysql_error(m));
+        snprintf(err, errlen, "MariaDB at %s: cannot use database '%s': %s", where,
+                 db_opts(cfg)->name, mysql_error(m));
         mysql_close(m);
         return -1;
     }
@@ -201,7 +202,8 @@ int db_prepare(const struct config *cfg, char *err, size_t errlen) {
         if (!cfg->quiet)
             printf("db: %" PRIu64 " sessions and %" PRIu64 " events already loaded in '%s' "
                    "(profile %s, seed %" PRIu64 "); --force rebuilds\n",
-                   sz.sessions, sz.events, db_opts(cfg)->name, profile_name(cfg->profile), cfg->seed);
+                   sz.sessions, sz.events, db_opts(cfg)->name, profile_name(cfg->profile),
+                   cfg->seed);
         mysql_close(m);
         return 0;
     }
@@ -218,8 +220,8 @@ int db_prepare(const struct config *cfg, char *err, size_t errlen) {
                  "INSERT INTO aops_meta VALUES ('schema_version','%d'),('profile','%s'),"
                  "('seed','%" PRIu64 "'),('sessions','%" PRIu64 "'),('events','%" PRIu64 "'),"
                  "('agents','%" PRIu64 "'),('users','%" PRIu64 "')",
-                 DB_SCHEMA_VERSION, profile_name(cfg->profile), cfg->seed, sz.sessions,
-                 sz.events, sz.agents, sz.users);
+                 DB_SCHEMA_VERSION, profile_name(cfg->profile), cfg->seed, sz.sessions, sz.events,
+                 sz.agents, sz.users);
         rc = exec(m, sql, err, errlen);
     }
     if (rc == 0)

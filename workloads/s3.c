@@ -41,7 +41,8 @@ static size_t on_body(char *p, size_t sz, size_t n, void *ud) {
     if (!st->status)
         curl_easy_getinfo(st->h, CURLINFO_RESPONSE_CODE, &st->status);
     if (st->status >= 300 && st->errlen < sizeof st->errbody - 1) {
-        size_t k = len < sizeof st->errbody - 1 - st->errlen ? len : sizeof st->errbody - 1 - st->errlen;
+        size_t k =
+            len < sizeof st->errbody - 1 - st->errlen ? len : sizeof st->errbody - 1 - st->errlen;
         memcpy(st->errbody + st->errlen, p, k);
         st->errlen += k;
     }
@@ -363,8 +364,8 @@ static const struct opt_row s3_rows[] = {
      "do not verify TLS certificates"},
     {"s3-access-key", OPT_STR, F(access_key), 0, 0, NULL, NULL, "AWS_ACCESS_KEY_ID", OPT_SECRET,
      NULL, "S3 access key"},
-    {"s3-secret-key", OPT_STR, F(secret_key), 0, 0, NULL, NULL, "AWS_SECRET_ACCESS_KEY",
-     OPT_SECRET, NULL, "S3 secret key"},
+    {"s3-secret-key", OPT_STR, F(secret_key), 0, 0, NULL, NULL, "AWS_SECRET_ACCESS_KEY", OPT_SECRET,
+     NULL, "S3 secret key"},
 };
 
 static const struct wl_counter s3_counters[] = {

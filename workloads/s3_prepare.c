@@ -157,8 +157,8 @@ static void progress(const struct prep *pr, int64_t t0, int final) {
         fputc('\n', stderr);
     printf("s3: %u objects in bucket '%s': %u uploaded (%llu bytes), %u already there; "
            "%.2f s, %.1f MiB/s\n",
-           total, s3_opts(pr->cfg)->bucket, pr->uploaded, (unsigned long long)pr->bytes, pr->skipped, secs,
-           secs > 0 ? mib / secs : 0);
+           total, s3_opts(pr->cfg)->bucket, pr->uploaded, (unsigned long long)pr->bytes,
+           pr->skipped, secs, secs > 0 ? mib / secs : 0);
     fflush(stdout);
 }
 

@@ -71,8 +71,8 @@ int s3_uri_encode(char *dst, size_t len, const char *src, int keep_slash) {
     size_t o = 0;
     for (const unsigned char *s = (const unsigned char *)src; *s; s++) {
         int plain = (*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') ||
-                    (*s >= '0' && *s <= '9') || *s == '-' || *s == '.' || *s == '_' ||
-                    *s == '~' || (keep_slash && *s == '/');
+                    (*s >= '0' && *s <= '9') || *s == '-' || *s == '.' || *s == '_' || *s == '~' ||
+                    (keep_slash && *s == '/');
         if (o + (plain ? 1 : 3) >= len)
             return -1;
         if (plain) {
@@ -225,7 +225,8 @@ void s3_describe_failure(char *err, size_t len, const struct config *cfg, CURL *
         snprintf(err, len,
                  "S3 object '%s' is missing from bucket '%s'%s: run ./harness prepare --profile %s "
                  "--containers %u%s%s%s",
-                 key, s3_opts(cfg)->bucket, *fatal ? " (no such bucket)" : "", profile_name(cfg->profile),
+                 key, s3_opts(cfg)->bucket, *fatal ? " (no such bucket)" : "",
+                 profile_name(cfg->profile),
                  cfg->n * (cfg->shards ? cfg->shards : 1), /* every shard's workers */
                  s3_opts(cfg)->dataset == DATASET_SHARED ? " --dataset shared" : "",
                  strcmp(s3_opts(cfg)->bucket, "aops") ? " --bucket " : "",
@@ -241,12 +242,15 @@ void s3_describe_failure(char *err, size_t len, const struct config *cfg, CURL *
 
 int s3_check_config(const struct config *cfg, char *err, size_t len) {
     if (!s3_opts(cfg)->access_key[0] || !s3_opts(cfg)->secret_key[0]) {
-        snprintf(err, len, "no S3 credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY "
-                           "(scripts/stack up writes them to .local/stack/credentials)");
+        snprintf(err, len,
+                 "no S3 credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY "
+                 "(scripts/stack up writes them to .local/stack/credentials)");
         return -1;
     }
-    if (strncmp(s3_opts(cfg)->endpoint, "http://", 7) && strncmp(s3_opts(cfg)->endpoint, "https://", 8)) {
-        snprintf(err, len, "S3 endpoint '%s' is not an http:// or https:// URL", s3_opts(cfg)->endpoint);
+    if (strncmp(s3_opts(cfg)->endpoint, "http://", 7) &&
+        strncmp(s3_opts(cfg)->endpoint, "https://", 8)) {
+        snprintf(err, len, "S3 endpoint '%s' is not an http:// or https:// URL",
+                 s3_opts(cfg)->endpoint);
         return -1;
     }
     return 0;

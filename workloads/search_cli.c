@@ -69,7 +69,7 @@ int search_cli_main(int argc, char **argv) {
     enum reader_kind kind = READER_URING;
     for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "--"))  {
+        if (!strcmp(a, "--")) {
             i++;
             break;
         } else if (!strcmp(a, "--count") || !strcmp(a, "-c"))

@@ -118,14 +118,27 @@ static void test_close(void *st) {
 }
 
 const struct workload sleep_workload = {
-    .name = "sleep", .title = "sleep (test)", .ops_per_cycle = 20, .test_only = 1,
-    .prepare = test_prepare, .open = test_open, .run = sleep_run, .close = test_close,
+    .name = "sleep",
+    .title = "sleep (test)",
+    .ops_per_cycle = 20,
+    .test_only = 1,
+    .prepare = test_prepare,
+    .open = test_open,
+    .run = sleep_run,
+    .close = test_close,
 };
 
 static const struct wl_counter memhog_counters[] = {{"bytes", "bytes touched", WL_BYTES}};
 
 const struct workload memhog_workload = {
-    .name = "memhog", .title = "memhog (test)", .ops_per_cycle = 20, .test_only = 1,
-    .counters = memhog_counters, .ncounters = 1,
-    .prepare = test_prepare, .open = test_open, .run = memhog_run, .close = test_close,
+    .name = "memhog",
+    .title = "memhog (test)",
+    .ops_per_cycle = 20,
+    .test_only = 1,
+    .counters = memhog_counters,
+    .ncounters = 1,
+    .prepare = test_prepare,
+    .open = test_open,
+    .run = memhog_run,
+    .close = test_close,
 };

@@ -26,8 +26,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../coordinator/cmdline.h"
 #include "../../common/util.h"
+#include "../../coordinator/cmdline.h"
 #include "../../workloads/db.h"
 #include "../../workloads/workload.h"
 #include "unit.h"
@@ -61,11 +61,14 @@ static void check_offline(void) {
         db_params_for(7, 4, 2, op, &full, &q);
         differs += p.a != q.a;
         switch (op / 10) {
-        case DB_POINT: in_range &= p.a >= 1 && (uint64_t)p.a <= full.sessions; break;
+        case DB_POINT:
+            in_range &= p.a >= 1 && (uint64_t)p.a <= full.sessions;
+            break;
         case DB_RANGE:
             in_range &= p.a >= 1 && p.b == p.a + 99 && (uint64_t)p.b <= full.events;
             break;
-        default: in_range &= p.a >= 1 && (uint64_t)p.a <= full.agents;
+        default:
+            in_range &= p.a >= 1 && (uint64_t)p.a <= full.agents;
         }
         CHECK(db_render_sql(op / 10, &p, sql, sizeof sql) == 0 && !strchr(sql, '?'));
     }
@@ -79,8 +82,7 @@ static void check_offline(void) {
 /* Rows the mariadb client returns for `sql`, or -1. */
 static long client_rows(const char *cnf, const char *sql) {
     char cmd[2048];
-    snprintf(cmd, sizeof cmd, "mariadb --defaults-extra-file=%s -N -B -e \"%s\" | wc -l", cnf,
-             sql);
+    snprintf(cmd, sizeof cmd, "mariadb --defaults-extra-file=%s -N -B -e \"%s\" | wc -l", cnf, sql);
     FILE *f = popen(cmd, "r");
     long n = -1;
     if (!f || fscanf(f, "%ld", &n) != 1)
@@ -95,8 +97,8 @@ static void write_cnf(const struct config *cfg, char *path, size_t len) {
     snprintf(path, len, "/tmp/aops-test-db-XXXXXX");
     int fd = mkstemp(path);
     FILE *f = fdopen(fd, "w");
-    fprintf(f, "[client]\nuser=%s\npassword=%s\ndatabase=%s\n", db_opts(cfg)->user, db_opts(cfg)->password,
-            db_opts(cfg)->name);
+    fprintf(f, "[client]\nuser=%s\npassword=%s\ndatabase=%s\n", db_opts(cfg)->user,
+            db_opts(cfg)->password, db_opts(cfg)->name);
     char where[1100];
     db_where(cfg, where, sizeof where);
     if (!strncmp(where, "socket ", 7))
@@ -165,8 +167,9 @@ static void check_live(struct config *cfg) {
                 db_params_for(cfg->seed, w, cycle, op, &sz, &p);
                 db_render_sql(op / 10, &p, sql, sizeof sql);
                 long want = client_rows(cnf, sql);
-                CHECKF(want > 0 && (long)res.count[DB_COUNT_ROWS] == want, "op %u: harness %llu rows, client %ld: %s",
-                       op, (unsigned long long)res.count[DB_COUNT_ROWS], want, sql);
+                CHECKF(want > 0 && (long)res.count[DB_COUNT_ROWS] == want,
+                       "op %u: harness %llu rows, client %ld: %s", op,
+                       (unsigned long long)res.count[DB_COUNT_ROWS], want, sql);
                 long exact[] = {1, DB_RANGE_ROWS, -1, DB_ORDERED_LIMIT, -1};
                 if (exact[op / 10] > 0)
                     CHECK((long)res.count[DB_COUNT_ROWS] == exact[op / 10]);

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../coordinator/hist.h"
 #include "../../common/util.h"
+#include "../../coordinator/hist.h"
 #include "unit.h"
 
 static int cmp(const void *a, const void *b) {

@@ -106,7 +106,8 @@ static void test_amd(void) {
     CHECK(json_array_size(disks) == 1);
     json_t *vda = json_array_get(disks, 0);
     CHECK(streq(vda, "name", "vda") && streq(vda, "scheduler", "none"));
-    CHECK(json_is_true(json_object_get(vda, "rotational")) && json_is_null(json_object_get(vda, "model")));
+    CHECK(json_is_true(json_object_get(vda, "rotational")) &&
+          json_is_null(json_object_get(vda, "model")));
     CHECK(geti(vda, "size_bytes") == 536870912LL * 512);
     CHECKF(json_array_size(w) == 0, "%zu warnings", json_array_size(w)); /* no cpufreq, no swap */
     CHECK(inventory_physical_cores(&c) == 2);
@@ -133,8 +134,9 @@ static void test_sysfs_topology_and_empty(const char *tmp) {
     char root[512], rel[128];
     struct config c;
     snprintf(root, sizeof root, "%s/arm", tmp);
-    put(root, "proc/cpuinfo", "processor\t: 0\nBogoMIPS\t: 50.00\nCPU implementer\t: 0x41\n\n"
-                              "processor\t: 1\nBogoMIPS\t: 50.00\n\nprocessor\t: 2\n\nprocessor\t: 3\n");
+    put(root, "proc/cpuinfo",
+        "processor\t: 0\nBogoMIPS\t: 50.00\nCPU implementer\t: 0x41\n\n"
+        "processor\t: 1\nBogoMIPS\t: 50.00\n\nprocessor\t: 2\n\nprocessor\t: 3\n");
     for (int i = 0; i < 4; i++) {
         snprintf(rel, sizeof rel, "sys/devices/system/cpu/cpu%d/topology/physical_package_id", i);
         put(root, rel, "0\n");
@@ -146,7 +148,8 @@ static void test_sysfs_topology_and_empty(const char *tmp) {
     json_t *w = json_array();
     json_t *s = inventory_json(&c, w);
     CHECK(json_is_null(json_object_get(s, "cpu_vendor")));
-    CHECK(geti(s, "logical_cpus") == 4 && geti(s, "physical_cores") == 4 && geti(s, "sockets") == 1);
+    CHECK(geti(s, "logical_cpus") == 4 && geti(s, "physical_cores") == 4 &&
+          geti(s, "sockets") == 1);
     CHECK(streq(s, "smt", "off"));
     CHECK(inventory_physical_cores(&c) == 4);
     json_decref(s);
@@ -155,8 +158,9 @@ static void test_sysfs_topology_and_empty(const char *tmp) {
     mkdir(root, 0755);
     cfg_for(&c, root);
     s = inventory_json(&c, w);
-    const char *nulls[] = {"cpu_vendor", "cpu_model", "sockets", "physical_cores", "logical_cpus",
-                           "smt", "numa_nodes", "memory_bytes", "kernel", "os_release"};
+    const char *nulls[] = {"cpu_vendor",   "cpu_model", "sockets",    "physical_cores",
+                           "logical_cpus", "smt",       "numa_nodes", "memory_bytes",
+                           "kernel",       "os_release"};
     for (size_t i = 0; i < sizeof nulls / sizeof nulls[0]; i++)
         CHECKF(json_is_null(json_object_get(s, nulls[i])), "%s", nulls[i]);
     CHECK(json_array_size(json_object_get(s, "disks")) == 0);

@@ -39,11 +39,12 @@ int main(void) {
     CHECK(!strcmp(fmt_bytes(t, sizeof t, 68719476736.0, 1), "64.00 GiB"));
 
     json_error_t je;
-    json_t *r = json_loads("{\"totals\":{\"aops\":12.5,\"aops_per_watt\":null},"
-                           "\"containers\":[{\"ops\":3},{\"ops\":4}],\"config\":{\"profile\":\"tiny\"},"
-                           "\"telemetry\":{\"series\":[{\"t\":0,\"cpu_util\":5,\"power_w\":null},"
-                           "{\"t\":1,\"cpu_util\":7.25,\"power_w\":null}]}}",
-                           0, &je);
+    json_t *r =
+        json_loads("{\"totals\":{\"aops\":12.5,\"aops_per_watt\":null},"
+                   "\"containers\":[{\"ops\":3},{\"ops\":4}],\"config\":{\"profile\":\"tiny\"},"
+                   "\"telemetry\":{\"series\":[{\"t\":0,\"cpu_util\":5,\"power_w\":null},"
+                   "{\"t\":1,\"cpu_util\":7.25,\"power_w\":null}]}}",
+                   0, &je);
     CHECK(r != NULL);
     CHECK(jnum(r, "totals.aops") == 12.5);
     CHECK(isnan(jnum(r, "totals.aops_per_watt")));

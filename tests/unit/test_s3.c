@@ -162,8 +162,8 @@ static size_t from_body(char *dst, size_t sz, size_t n, void *ud) {
 
 /* One request through the same handle setup the workload uses. Returns
  * the HTTP status, or -curlcode. */
-static long request(const struct config *cfg, const char *method, const char *key,
-                    const void *body, size_t blen, struct buf *out) {
+static long request(const struct config *cfg, const char *method, const char *key, const void *body,
+                    size_t blen, struct buf *out) {
     char url[S3_URLLEN];
     if (s3_url(url, sizeof url, cfg, key) < 0)
         return -1000;
@@ -319,8 +319,9 @@ static void test_live(void) {
     free(want);
 
     /* --dataset shared: worker 3 reads worker 0's set; per worker it has none. */
-    open_fails(&cfg, 1, "S3 object 'tiny/w1/1MiB/0' is missing from bucket 'aops-unit-test': "
-                        "run ./harness prepare --profile tiny --containers 1");
+    open_fails(&cfg, 1,
+               "S3 object 'tiny/w1/1MiB/0' is missing from bucket 'aops-unit-test': "
+               "run ./harness prepare --profile tiny --containers 1");
     struct config bad;
     memset(&bad, 0, sizeof bad);
     struct s3_opts *o = like(&bad, &cfg);
@@ -356,8 +357,9 @@ static void test_live(void) {
           strstr(err, "cannot connect to S3 endpoint http://127.0.0.1:1: connection refused"));
     o = like(&bad, &cfg);
     snprintf(o->bucket, sizeof o->bucket, "aops-unit-no-such-bucket");
-    open_fails(&bad, 0, "S3 object 'tiny/w0/1MiB/0' is missing from bucket "
-                        "'aops-unit-no-such-bucket' (no such bucket): run ./harness prepare");
+    open_fails(&bad, 0,
+               "S3 object 'tiny/w0/1MiB/0' is missing from bucket "
+               "'aops-unit-no-such-bucket' (no such bucket): run ./harness prepare");
 
     /* A server that accepts connections and never answers: --op-timeout. */
     int fd = socket(AF_INET, SOCK_STREAM, 0);

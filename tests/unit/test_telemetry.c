@@ -14,10 +14,10 @@
 
 #include "cmdline.h"
 #include "telemetry.h"
-#include "workload.h"
 #include "telemetry_power.h"
 #include "telemetry_proc.h"
 #include "unit.h"
+#include "workload.h"
 
 #define S 1000000000LL
 #define NEAR(a, b) (fabs((a) - (b)) < 1e-9)
@@ -83,9 +83,9 @@ static void test_parsers(void) {
 
     /* wraparound: counts 0..range, then 0 again */
     CHECK(counter_delta(10, 25, 100) == 15);
-    CHECK(counter_delta(90, 5, 100) == 16);             /* 90->100 is 10, ->0 is 1, ->5 is 5 */
+    CHECK(counter_delta(90, 5, 100) == 16); /* 90->100 is 10, ->0 is 1, ->5 is 5 */
     CHECK(counter_delta(0xFFFFF000u, 0xF000, 0xFFFFFFFFu) == 0x10000);
-    CHECK(counter_delta(90, 5, 0) == 0);                /* unknown range: no invented energy */
+    CHECK(counter_delta(90, 5, 0) == 0); /* unknown range: no invented energy */
 
     struct blkdev devs[2] = {{8, 0, "sda"}, {8, 16, "sdb"}};
     struct disk_counters d;
@@ -182,16 +182,19 @@ static void test_intel_2s(void) {
     CHECK(NEAR(getd(w, "cpu_util", "mean"), 50.0));
     json_decref(w);
     w = telemetry_window_json(t, 5.0, 6.0);
-    CHECK(json_is_null(json_object_get(w, "cpu_util")) && json_is_null(json_object_get(w, "read_Bps")));
+    CHECK(json_is_null(json_object_get(w, "cpu_util")) &&
+          json_is_null(json_object_get(w, "read_Bps")));
     json_decref(w);
     json_decref(j);
 
     /* a device vanishing from diskstats gives null, not a low figure */
-    put(root, "proc/diskstats", " 259       0 nvme0n1 1100 10 22048 500 420 5 8160 300 0 900 800 0 0 0 0 0 0\n");
+    put(root, "proc/diskstats",
+        " 259       0 nvme0n1 1100 10 22048 500 420 5 8160 300 0 900 800 0 0 0 0 0 0\n");
     telemetry_sample(t, 12 * S);
     j = telemetry_json(t);
     json_t *p2 = json_array_get(json_object_get(j, "series"), 2);
-    CHECK(json_is_null(json_object_get(p2, "read_Bps")) && json_is_null(json_object_get(p2, "write_iops")));
+    CHECK(json_is_null(json_object_get(p2, "read_Bps")) &&
+          json_is_null(json_object_get(p2, "write_iops")));
     json_decref(j);
     telemetry_free(t);
     options_free(&c);
@@ -221,7 +224,8 @@ static void test_amd_1s(void) {
     telemetry_begin(t, 0);
     put(root, "proc/stat", "cpu  1250 0 750 8500 500 0 0 0 0 0\n");
     put(root, "proc/diskstats",
-        " 254       0 vda 54332 7852 2392754 13602 40015 66111 8513240 31800 0 9544 46639 0 0 0 0 0 0\n");
+        " 254       0 vda 54332 7852 2392754 13602 40015 66111 8513240 31800 0 9544 46639 0 0 0 0 "
+        "0 0\n");
     telemetry_sample(t, S / 2);
     json_t *j = telemetry_json(t);
     CHECK(json_is_null(json_object_get(j, "power")));
@@ -261,8 +265,8 @@ static void test_msr_amd(void) {
 
     power_open(&p, root, NULL);
     CHECK(p.src == POWER_NONE);
-    CHECKF(strstr(p.reason, "powercap RAPL: no package domain") && strstr(p.reason, "perf power PMU") &&
-               strstr(p.reason, "modprobe msr"),
+    CHECKF(strstr(p.reason, "powercap RAPL: no package domain") &&
+               strstr(p.reason, "perf power PMU") && strstr(p.reason, "modprobe msr"),
            "%s", p.reason);
     power_close(&p);
 
@@ -309,7 +313,8 @@ static void test_missing(void) {
     CHECK(json_is_string(json_object_get(j, "disk_unavailable_reason")));
     CHECK(json_is_string(json_object_get(j, "cpu_unavailable_reason")));
     json_t *p0 = json_array_get(json_object_get(j, "series"), 0);
-    CHECK(json_is_null(json_object_get(p0, "cpu_util")) && json_is_null(json_object_get(p0, "power_w")));
+    CHECK(json_is_null(json_object_get(p0, "cpu_util")) &&
+          json_is_null(json_object_get(p0, "power_w")));
     json_decref(j);
     telemetry_free(t);
     options_free(&c);
