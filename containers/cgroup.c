@@ -45,6 +45,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include "../common/mountinfo.h"
 #include "cgroup.h"
 
 #ifndef CGROUP2_SUPER_MAGIC
@@ -69,17 +70,6 @@ struct cgroups {
 
 /* ---- where: the mounts and the process's own cgroup under them ---- */
 
-/* Whether a list holds the word want: comma-separated (mount options,
- * /proc/PID/cgroup) or space-separated (v2 cgroup.controllers). */
-static int has_opt(const char *opts, const char *want) {
-    size_t l = strlen(want);
-    for (const char *p = opts; (p = strstr(p, want)); p += l)
-        if ((p == opts || p[-1] == ',' || p[-1] == ' ') &&
-            (p[l] == ',' || p[l] == 0 || p[l] == ' ' || p[l] == '\n'))
-            return 1;
-    return 0;
-}
-
 /* A controller's mount in a mountinfo file: the first one, as libcgroup
  * picks it ("" = cgroup2), its mount point and the cgroup it shows as its
  * top directory (field 4). 0, or -1 when none. */
@@ -87,51 +77,17 @@ static int find_mount(const char *mountinfo, const char *controller, char *mnt, 
     FILE *f = fopen(mountinfo, "r");
     if (!f)
         return -1;
-    char line[2048];
+    struct mount_entry e;
     int found = -1;
-    while (found < 0 && fgets(line, sizeof line, f)) {
-        char r[PATHLEN], m[PATHLEN];
-        /* id parent maj:min root mountpoint opts... - fstype source superopts */
-        if (sscanf(line, "%*s %*s %*s %511s %511s", r, m) != 2)
-            continue;
-        char *dash = strstr(line, " - ");
-        char fstype[32], src[256], sopts[1024] = "";
-        if (!dash || sscanf(dash + 3, "%31s %255s %1023s", fstype, src, sopts) < 2)
-            continue;
-        if (controller[0] ? !strcmp(fstype, "cgroup") && has_opt(sopts, controller)
-                          : !strcmp(fstype, "cgroup2")) {
-            snprintf(mnt, PATHLEN, "%s", m);
-            snprintf(root, PATHLEN, "%s", r);
+    while (found < 0 && mountinfo_next(f, &e))
+        if (controller[0] ? !strcmp(e.fstype, "cgroup") && list_has_word(e.opts, controller)
+                          : !strcmp(e.fstype, "cgroup2")) {
+            snprintf(mnt, PATHLEN, "%s", e.point);
+            snprintf(root, PATHLEN, "%s", e.root);
             found = 0;
         }
-    }
     fclose(f);
     return found;
-}
-
-/* A process's cgroup path (from a /proc/PID/cgroup file) for a v1
- * controller ("memory") or v2 (""). libcgroup 2.0.2 reads the same file for
- * v1 but cannot find the v2 line; read here for both so fixtures test it. */
-static void own_path_in(const char *file, const char *controller, char *out, size_t len) {
-    snprintf(out, len, "/");
-    FILE *f = fopen(file, "r");
-    if (!f)
-        return;
-    char line[1024];
-    while (fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\n")] = 0;
-        char *c1 = strchr(line, ':');
-        char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-        if (!c2)
-            continue;
-        *c2 = 0;
-        const char *ctrls = c1 + 1;
-        if (controller[0] ? has_opt(ctrls, controller) : ctrls[0] == 0) {
-            snprintf(out, len, "%s", c2 + 1);
-            break;
-        }
-    }
-    fclose(f);
 }
 
 /* The process's cgroup relative to a mount: its path less the part the
@@ -159,15 +115,15 @@ static void locate(const char *mountinfo, const char *cgroup_file, struct place 
     memset(pl, 0, sizeof *pl);
     if (find_mount(mountinfo, "memory", pl->mem_mnt, root) == 0) {
         pl->mode = CG_V1;
-        own_path_in(cgroup_file, "memory", own, sizeof own);
+        proc_cgroup_path(cgroup_file, "memory", own, sizeof own);
         rel_to_mount(own, root, pl->mem_rel, sizeof pl->mem_rel);
         if (find_mount(mountinfo, "cpu", pl->cpu_mnt, root) == 0) {
-            own_path_in(cgroup_file, "cpu", own, sizeof own);
+            proc_cgroup_path(cgroup_file, "cpu", own, sizeof own);
             rel_to_mount(own, root, pl->cpu_rel, sizeof pl->cpu_rel);
         }
     } else if (find_mount(mountinfo, "", pl->mem_mnt, root) == 0) {
         pl->mode = CG_V2;
-        own_path_in(cgroup_file, "", own, sizeof own);
+        proc_cgroup_path(cgroup_file, "", own, sizeof own);
         rel_to_mount(own, root, pl->mem_rel, sizeof pl->mem_rel);
     }
 }
@@ -196,7 +152,7 @@ int cgroups_v2_has_controller(const char *dir, const char *name) {
     size_t k = fread(buf, 1, sizeof buf - 1, f);
     fclose(f);
     buf[k] = 0;
-    return has_opt(buf, name);
+    return list_has_word(buf, name);
 }
 
 /* libcgroup's mounts, checked against mountinfo: the same first mount is

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../common/mountinfo.h"
 #include "cgroup_acct.h"
 
 struct cg_acct {
@@ -27,37 +28,9 @@ struct cg_acct {
     char desc[PATH_MAX + 64];
 };
 
-static int has_word(const char *list, const char *want, char sep) {
-    size_t l = strlen(want);
-    for (const char *p = list; (p = strstr(p, want)); p += l)
-        if ((p == list || p[-1] == sep) && (p[l] == sep || p[l] == '\0' || p[l] == '\n'))
-            return 1;
-    return 0;
-}
-
-/* The caller's path in a hierarchy: v1 by controller, "" for cgroup2. */
-static void own_path(const char *cgroup_file, const char *controller, char *out, size_t len) {
-    char line[1024];
-    snprintf(out, len, "/");
-    FILE *f = fopen(cgroup_file, "re");
-    while (f && fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\n")] = 0;
-        char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-        if (!c2)
-            continue;
-        *c2 = 0;
-        if (controller[0] ? has_word(c1 + 1, controller, ',') : c1[1] == 0) {
-            snprintf(out, len, "%s", c2 + 1);
-            break;
-        }
-    }
-    if (f)
-        fclose(f);
-}
-
 int cgacct_plan(const char *mountinfo, const char *cgroup_file, int cg_mode, int v1_cpu_limit,
                 char *base, size_t len, char *why, size_t whylen) {
-    char v2[PATH_MAX] = "", acct[PATH_MAX] = "", line[4096], own[PATH_MAX];
+    char v2[PATH_MAX] = "", acct[PATH_MAX] = "", own[PATH_MAX];
     int acct_has_cpu = 0;
     base[0] = 0;
     if (cg_mode == CG_V2)
@@ -65,23 +38,18 @@ int cgacct_plan(const char *mountinfo, const char *cgroup_file, int cg_mode, int
     FILE *f = fopen(mountinfo, "re");
     if (!f)
         return snprintf(why, whylen, "%s: %s", mountinfo, strerror(errno)), -1;
-    while (fgets(line, sizeof line, f)) {
-        char mnt[PATH_MAX], fs[32], opts[1024] = "";
-        if (sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1)
-            continue;
-        const char *sep = strstr(line, " - ");
-        if (!sep || sscanf(sep + 3, "%31s %*s %1023s", fs, opts) < 1)
-            continue;
-        if (strcmp(fs, "cgroup2") == 0)
-            snprintf(v2, sizeof v2, "%s", mnt);
-        else if (strcmp(fs, "cgroup") == 0 && has_word(opts, "cpuacct", ',')) {
-            snprintf(acct, sizeof acct, "%s", mnt);
-            acct_has_cpu = has_word(opts, "cpu", ',');
+    struct mount_entry e;
+    while (mountinfo_next(f, &e)) {
+        if (strcmp(e.fstype, "cgroup2") == 0)
+            snprintf(v2, sizeof v2, "%s", e.point);
+        else if (strcmp(e.fstype, "cgroup") == 0 && list_has_word(e.opts, "cpuacct")) {
+            snprintf(acct, sizeof acct, "%s", e.point);
+            acct_has_cpu = list_has_word(e.opts, "cpu");
         }
     }
     fclose(f);
     if (v2[0]) {
-        own_path(cgroup_file, "", own, sizeof own);
+        proc_cgroup_path(cgroup_file, "", own, sizeof own);
         snprintf(base, len, "%s%s", v2, strcmp(own, "/") ? own : "");
         return 2;
     }
@@ -91,7 +59,7 @@ int cgacct_plan(const char *mountinfo, const char *cgroup_file, int cg_mode, int
          * limit: read that one instead. */
         if (v1_cpu_limit && acct_has_cpu)
             return 0;
-        own_path(cgroup_file, "cpuacct", own, sizeof own);
+        proc_cgroup_path(cgroup_file, "cpuacct", own, sizeof own);
         snprintf(base, len, "%s%s", acct, strcmp(own, "/") ? own : "");
         return 1;
     }

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "../common/fsread.h"
+#include "../common/mountinfo.h"
 #include "cgroup_stat.h"
 
 struct cpu_time cpu_time_sub(const struct cpu_time *b, const struct cpu_time *a) {
@@ -103,29 +104,6 @@ int cgstat_read_dir(const char *dir, struct cpu_time *out, char *why, size_t why
     return 1;
 }
 
-/* mountinfo escapes space, tab, newline and backslash as \ooo. */
-static void unescape(char *s) {
-    char *w = s;
-    for (char *r = s; *r; r++) {
-        if (r[0] == '\\' && r[1] >= '0' && r[1] <= '7' && r[2] >= '0' && r[2] <= '7' &&
-            r[3] >= '0' && r[3] <= '7') {
-            *w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
-            r += 3;
-        } else {
-            *w++ = *r;
-        }
-    }
-    *w = '\0';
-}
-
-static int has_opt(const char *opts, const char *want) {
-    size_t l = strlen(want);
-    for (const char *p = opts; (p = strstr(p, want)); p += l)
-        if ((p == opts || p[-1] == ',') && (p[l] == ',' || p[l] == '\0'))
-            return 1;
-    return 0;
-}
-
 struct cg_mount {
     char root[PATH_MAX]; /* the part of the hierarchy this mount shows (a namespace's) */
     char point[PATH_MAX];
@@ -134,27 +112,24 @@ struct cg_mount {
 /* The cgroup2 mount and the v1 mount carrying cpuacct; 0 when found. */
 static int find_mounts(const char *sysroot, struct cg_mount *v2, struct cg_mount *v1, char *why,
                        size_t whylen) {
-    char file[PATH_MAX], line[4096];
+    char file[PATH_MAX];
     v2->point[0] = v1->point[0] = '\0';
     if (!sysroot_path(file, sizeof file, sysroot, "/proc/self/mountinfo"))
         return snprintf(why, whylen, "sysroot too long"), -1;
     FILE *f = fopen(file, "re");
     if (!f)
         return snprintf(why, whylen, "%s: %s", file, strerror(errno)), -1;
-    while (fgets(line, sizeof line, f)) {
-        struct cg_mount m;
-        char fs[32], opts[1024] = "";
-        if (sscanf(line, "%*s %*s %*s %4095s %4095s", m.root, m.point) != 2)
-            continue;
-        const char *sep = strstr(line, " - ");
-        if (!sep || sscanf(sep + 3, "%31s %*s %1023s", fs, opts) < 1)
-            continue;
-        unescape(m.root);
-        unescape(m.point);
-        if (strcmp(fs, "cgroup2") == 0)
-            *v2 = m;
-        else if (strcmp(fs, "cgroup") == 0 && has_opt(opts, "cpuacct"))
-            *v1 = m;
+    struct mount_entry e;
+    while (mountinfo_next(f, &e)) {
+        struct cg_mount *m = NULL;
+        if (strcmp(e.fstype, "cgroup2") == 0)
+            m = v2;
+        else if (strcmp(e.fstype, "cgroup") == 0 && list_has_word(e.opts, "cpuacct"))
+            m = v1;
+        if (m) {
+            snprintf(m->root, sizeof m->root, "%s", e.root);
+            snprintf(m->point, sizeof m->point, "%s", e.point);
+        }
     }
     fclose(f);
     return 0;

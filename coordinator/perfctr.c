@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "../common/fsread.h"
+#include "../common/mountinfo.h"
 #include "perfctr.h"
 
 #define NGROUPS PC_NGROUPS
@@ -553,22 +554,13 @@ int perfctr_cgroup_root(const char *sysroot, char *root, size_t rootlen, char *w
         return -1;
     }
     int v1 = 0;
-    while (fgets(line, sizeof line, f)) {
-        char mnt[PATH_MAX], fs[32], opts[1024] = "";
-        if (sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1)
-            continue;
-        const char *sep = strstr(line, " - ");
-        if (!sep || sscanf(sep + 3, "%31s %*s %1023s", fs, opts) < 1)
-            continue;
-        if (strcmp(fs, "cgroup2") == 0)
-            snprintf(v2, sizeof v2, "%s", mnt);
-        else if (strcmp(fs, "cgroup") == 0) {
-            char *save;
-            for (char *t = strtok_r(opts, ",", &save); t; t = strtok_r(NULL, ",", &save))
-                if (strcmp(t, "perf_event") == 0 && !v1) {
-                    snprintf(root, rootlen, "%s", mnt);
-                    v1 = 1;
-                }
+    struct mount_entry e;
+    while (mountinfo_next(f, &e)) {
+        if (strcmp(e.fstype, "cgroup2") == 0)
+            snprintf(v2, sizeof v2, "%s", e.point);
+        else if (strcmp(e.fstype, "cgroup") == 0 && list_has_word(e.opts, "perf_event") && !v1) {
+            snprintf(root, rootlen, "%s", e.point);
+            v1 = 1;
         }
     }
     fclose(f);

@@ -31,6 +31,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../common/mountinfo.h"
 #include "../common/util.h"
 #include "../containers/docker.h"
 #include "../workloads/workload.h"
@@ -70,17 +71,13 @@ static int socket_path(const char *host, char *out, size_t len, char *err, size_
  * the containers' common parent, made before the engine puts them there and
  * removed after, as the engine's cgroupfs driver leaves parents behind. */
 static void cgparent_dirs(const char *cgpath, int make) {
-    FILE *f = fopen("/proc/self/mountinfo", "r");
-    char line[2048];
-    while (f && fgets(line, sizeof line, f)) {
-        char root[512], mnt[512], fstype[32] = "";
-        char *dash = strstr(line, " - ");
-        if (!dash || sscanf(line, "%*s %*s %*s %511s %511s", root, mnt) != 2 ||
-            sscanf(dash + 3, "%31s", fstype) != 1 ||
-            (strcmp(fstype, "cgroup") && strcmp(fstype, "cgroup2")) || strcmp(root, "/"))
+    FILE *f = fopen("/proc/self/mountinfo", "re");
+    struct mount_entry e;
+    while (f && mountinfo_next(f, &e)) {
+        if ((strcmp(e.fstype, "cgroup") && strcmp(e.fstype, "cgroup2")) || strcmp(e.root, "/"))
             continue;
-        char dir[1100];
-        snprintf(dir, sizeof dir, "%s%s", mnt, cgpath);
+        char dir[PATH_MAX + 600];
+        snprintf(dir, sizeof dir, "%s%s", e.point, cgpath);
         if (make)
             mkdir(dir, 0755);
         else

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "../common/fsread.h"
+#include "../common/mountinfo.h"
 #include "telemetry_proc.h"
 
 double cpu_util_pct(const struct cpu_times *a, const struct cpu_times *b) {
@@ -55,21 +56,6 @@ int diskstats_parse(const char *buf, const struct blkdev *devs, int ndevs,
     return found;
 }
 
-/* mountinfo escapes space, tab, newline and backslash as \ooo. */
-static void unescape(char *s) {
-    char *w = s;
-    for (char *r = s; *r; r++) {
-        if (r[0] == '\\' && r[1] >= '0' && r[1] <= '7' && r[2] >= '0' && r[2] <= '7' &&
-            r[3] >= '0' && r[3] <= '7') {
-            *w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
-            r += 3;
-        } else {
-            *w++ = *r;
-        }
-    }
-    *w = '\0';
-}
-
 static int under_mount(const char *path, const char *mp) {
     size_t n = strlen(mp);
     if (strcmp(mp, "/") == 0)
@@ -79,7 +65,7 @@ static int under_mount(const char *path, const char *mp) {
 
 int mount_devdir(const char *sysroot, const char *path, char *devdir, size_t devdir_size,
                  char *reason, size_t reason_size) {
-    char file[PATH_MAX], real[PATH_MAX], line[8192];
+    char file[PATH_MAX], real[PATH_MAX];
     char best_mp[PATH_MAX] = "", best_fs[64] = "", best_src[PATH_MAX] = "";
     unsigned best_maj = 0, best_min = 0;
     int have = 0;
@@ -99,22 +85,14 @@ int mount_devdir(const char *sysroot, const char *path, char *devdir, size_t dev
         snprintf(reason, reason_size, "%s: %s", file, strerror(errno));
         return -1;
     }
-    while (fgets(line, sizeof line, f)) {
-        char mp[PATH_MAX], fs[64], src[PATH_MAX];
-        unsigned maj, min;
-        if (sscanf(line, "%*s %*s %u:%u %*s %4095s", &maj, &min, mp) != 3)
-            continue;
-        const char *sep = strstr(line, " - ");
-        if (!sep || sscanf(sep + 3, "%63s %4095s", fs, src) != 2)
-            continue;
-        unescape(mp);
-        unescape(src);
+    struct mount_entry e;
+    while (mountinfo_next(f, &e)) {
         /* >= so a later mount on the same point shadows the earlier one. */
-        if (under_mount(real, mp) && strlen(mp) >= strlen(best_mp)) {
-            snprintf(best_mp, sizeof best_mp, "%s", mp);
-            snprintf(best_fs, sizeof best_fs, "%s", fs);
-            snprintf(best_src, sizeof best_src, "%s", src);
-            best_maj = maj, best_min = min, have = 1;
+        if (under_mount(real, e.point) && strlen(e.point) >= strlen(best_mp)) {
+            snprintf(best_mp, sizeof best_mp, "%s", e.point);
+            snprintf(best_fs, sizeof best_fs, "%s", e.fstype);
+            snprintf(best_src, sizeof best_src, "%s", e.source);
+            best_maj = e.major, best_min = e.minor, have = 1;
         }
     }
     fclose(f);
