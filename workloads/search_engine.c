@@ -236,30 +236,6 @@ size_t utf8_lossy(const char *str, size_t n, char *out) {
 
 /* ---- UTF-16 ---- */
 
-static size_t put_utf8(char *out, uint32_t c) {
-    unsigned char *o = (unsigned char *)out;
-    if (c < 0x80) {
-        o[0] = (unsigned char)c;
-        return 1;
-    }
-    if (c < 0x800) {
-        o[0] = (unsigned char)(0xC0 | c >> 6);
-        o[1] = (unsigned char)(0x80 | (c & 0x3F));
-        return 2;
-    }
-    if (c < 0x10000) {
-        o[0] = (unsigned char)(0xE0 | c >> 12);
-        o[1] = (unsigned char)(0x80 | (c >> 6 & 0x3F));
-        o[2] = (unsigned char)(0x80 | (c & 0x3F));
-        return 3;
-    }
-    o[0] = (unsigned char)(0xF0 | c >> 18);
-    o[1] = (unsigned char)(0x80 | (c >> 12 & 0x3F));
-    o[2] = (unsigned char)(0x80 | (c >> 6 & 0x3F));
-    o[3] = (unsigned char)(0x80 | (c & 0x3F));
-    return 4;
-}
-
 size_t utf16_to_utf8(const char *str, size_t n, int big_endian, int last, char *out, size_t *used) {
     const unsigned char *s = (const unsigned char *)str;
     size_t i = 0, o = 0;
@@ -267,18 +243,18 @@ size_t utf16_to_utf8(const char *str, size_t n, int big_endian, int last, char *
     while (i + 2 <= n) {
         uint32_t u = (uint32_t)s[i + hi] << 8 | s[i + 1 - hi];
         if (u < 0xD800 || u > 0xDFFF) {
-            o += put_utf8(out + o, u);
+            o += utf8_put(out + o, u);
             i += 2;
         } else if (u >= 0xDC00) { /* a trail surrogate alone */
-            o += put_utf8(out + o, 0xFFFD);
+            o += utf8_put(out + o, 0xFFFD);
             i += 2;
         } else if (i + 4 <= n) {
             uint32_t v = (uint32_t)s[i + 2 + hi] << 8 | s[i + 3 - hi];
             if (v >= 0xDC00 && v <= 0xDFFF) {
-                o += put_utf8(out + o, 0x10000 + ((u - 0xD800) << 10) + (v - 0xDC00));
+                o += utf8_put(out + o, 0x10000 + ((u - 0xD800) << 10) + (v - 0xDC00));
                 i += 4;
             } else { /* a lead surrogate without its trail; v is decoded next */
-                o += put_utf8(out + o, 0xFFFD);
+                o += utf8_put(out + o, 0xFFFD);
                 i += 2;
             }
         } else if (!last) {
@@ -286,12 +262,12 @@ size_t utf16_to_utf8(const char *str, size_t n, int big_endian, int last, char *
         } else {
             /* A lead surrogate, then the end (or one odd byte): encoding_rs
              * reports one error for both. */
-            o += put_utf8(out + o, 0xFFFD);
+            o += utf8_put(out + o, 0xFFFD);
             i = n;
         }
     }
     if (i < n && last) { /* an odd last byte */
-        o += put_utf8(out + o, 0xFFFD);
+        o += utf8_put(out + o, 0xFFFD);
         i = n;
     }
     *used = i;

@@ -138,25 +138,6 @@ struct atom {
     uint32_t cp;    /* A_LIT: the character */
 };
 
-static size_t utf8_put(char *out, uint32_t c) {
-    unsigned char *o = (unsigned char *)out;
-    if (c < 0x80)
-        return o[0] = (unsigned char)c, 1;
-    if (c < 0x800)
-        return o[0] = (unsigned char)(0xC0 | c >> 6), o[1] = (unsigned char)(0x80 | (c & 0x3F)), 2;
-    if (c < 0x10000) {
-        o[0] = (unsigned char)(0xE0 | c >> 12);
-        o[1] = (unsigned char)(0x80 | (c >> 6 & 0x3F));
-        o[2] = (unsigned char)(0x80 | (c & 0x3F));
-        return 3;
-    }
-    o[0] = (unsigned char)(0xF0 | c >> 18);
-    o[1] = (unsigned char)(0x80 | (c >> 12 & 0x3F));
-    o[2] = (unsigned char)(0x80 | (c >> 6 & 0x3F));
-    o[3] = (unsigned char)(0x80 | (c & 0x3F));
-    return 4;
-}
-
 /* [..] at p[i]: its length, 0 to give up. */
 static size_t class_len(const unsigned char *p, size_t i) {
     size_t j = i + 1;

@@ -107,4 +107,30 @@ int matcher_analyze(const char *pattern, struct analysis *a);
 /* The literals alone: fills pf, returns pf->n. */
 int matcher_prefilter(const char *pattern, struct prefilter *pf);
 
+/* Code point c as UTF-8 into out (room for 4); returns its length. Inline:
+ * the UTF-16 transcoder calls it per code unit. */
+static inline size_t utf8_put(char *out, uint32_t c) {
+    unsigned char *o = (unsigned char *)out;
+    if (c < 0x80) {
+        o[0] = (unsigned char)c;
+        return 1;
+    }
+    if (c < 0x800) {
+        o[0] = (unsigned char)(0xC0 | c >> 6);
+        o[1] = (unsigned char)(0x80 | (c & 0x3F));
+        return 2;
+    }
+    if (c < 0x10000) {
+        o[0] = (unsigned char)(0xE0 | c >> 12);
+        o[1] = (unsigned char)(0x80 | (c >> 6 & 0x3F));
+        o[2] = (unsigned char)(0x80 | (c & 0x3F));
+        return 3;
+    }
+    o[0] = (unsigned char)(0xF0 | c >> 18);
+    o[1] = (unsigned char)(0x80 | (c >> 12 & 0x3F));
+    o[2] = (unsigned char)(0x80 | (c >> 6 & 0x3F));
+    o[3] = (unsigned char)(0x80 | (c & 0x3F));
+    return 4;
+}
+
 #endif
