@@ -19,5 +19,8 @@ check_eq() { # check_eq "description" expected actual
 check_contains() { # check_contains "description" needle haystack
     case "$3" in *"$2"*) pass "$1" ;; *) fail "$1: '$2' not in: $3" ;; esac
 }
+check_lacks() { # check_lacks "description" grep-pattern haystack
+    if grep -q -- "$2" <<<"$3"; then fail "$1: '$2' found in: $3"; else pass "$1"; fi
+}
 jq_() { jq -r "$@"; }
 finish() { [ "$FAILS" -eq 0 ]; exit $?; }

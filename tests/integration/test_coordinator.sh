@@ -131,9 +131,9 @@ done
 out=$(AOPS_SLEEP_US=20000 script -qec "$HARNESS --containers 2 --workloads sleep --out $TMP/tty" /dev/null)
 check_contains "progress line on a TTY" "40 / 40 operations" "$out"
 out=$(AOPS_SLEEP_US=20000 script -qec "$HARNESS --containers 2 --workloads sleep --quiet --out $TMP/tty2" /dev/null)
-check "no progress line with --quiet" bash -c "! grep -q 'AOPS so far' <<<'$out'"
+check_lacks "no progress line with --quiet" 'AOPS so far' "$out"
 out=$(AOPS_SLEEP_US=20000 "$HARNESS" --containers 2 --workloads sleep --out $TMP/notty 2>/dev/null)
-check "no progress line when stdout is not a TTY" bash -c "! grep -q 'AOPS so far' <<<'$out'"
+check_lacks "no progress line when stdout is not a TTY" 'AOPS so far' "$out"
 
 # A sweep: one point after another into one run directory, and its report.
 h --containers 1,3 --workloads sleep --out "$TMP/sweep" --quiet
