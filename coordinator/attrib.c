@@ -498,13 +498,12 @@ void attrib_results(const struct attrib *a, json_t *res) {
     if (short_names[0] && json_is_array(warnings)) {
         char line[512];
         int plural = strchr(short_names, ',') != NULL;
-        snprintf(
-            line, sizeof line,
-            "attribution: the %s window%s shorter than two samples of --sample-interval %g s, so "
-            "%s CPU is read over the samples around %s and takes in the neighbours' (lower "
-            "--sample-interval, e.g. 0.1)",
-            short_names, plural ? "s are" : " is", interval, plural ? "their" : "its",
-            plural ? "them" : "it");
+        snprintf(line, sizeof line,
+                 "attribution: the %s window%s shorter than two samples of --sample-interval %g s, "
+                 "so %s CPU figures take in up to an interval before and after %s (lower "
+                 "--sample-interval, e.g. 0.1)",
+                 short_names, plural ? "s are" : " is", interval, plural ? "their" : "its",
+                 plural ? "them" : "it");
         json_array_append_new(warnings, json_string(line));
     }
     json_t *sources = json_object();

@@ -468,7 +468,7 @@ static void coord_loop(struct coord *c) {
     int64_t t0 = c->t0;
     uint64_t expected = (uint64_t)cfg->n * cfg->cycles * c->r.lay.ops_per_cycle;
     int64_t interval = (int64_t)(cfg->sample_interval * 1e9);
-    int64_t next_sample = t0 + interval, next_tick = t0;
+    int64_t next_sample = t0 + interval, next_tick = t0, last_sample = t0;
     uint64_t last_done = 0;
     int64_t last_change = t0;
     while (c->released && c->alive > 0) {
@@ -486,6 +486,7 @@ static void coord_loop(struct coord *c) {
         if (now >= next_sample) {
             telemetry_sample(c->tel, now);
             attrib_sample(c->at, now);
+            last_sample = now;
             next_sample += interval;
             if (next_sample < now)
                 next_sample = now + interval;
@@ -514,6 +515,11 @@ static void coord_loop(struct coord *c) {
     /* The last sample after every worker is gone: the per-interval
      * operation counts then sum to the totals exactly. */
     if (c->released) {
+        /* /proc/stat moves in scheduler ticks: a sample a few ms after the
+         * loop's last one would see no time pass and have no CPU figure. */
+        int64_t gap = 20000000 - (now_ns() - last_sample);
+        if (gap > 0)
+            nanosleep(&(struct timespec){0, (long)gap}, NULL);
         int64_t now = now_ns();
         telemetry_sample(c->tel, now);
         attrib_sample(c->at, now);
