@@ -24,3 +24,33 @@ check_lacks() { # check_lacks "description" grep-pattern haystack
 }
 jq_() { jq -r "$@"; }
 finish() { [ "$FAILS" -eq 0 ]; exit $?; }
+
+# A throwaway MariaDB of the test's own, never the shared stack's:
+#   db_init DIR BASEPORT   a data directory in DIR and a free port from BASEPORT (DB_DIR, DB_PORT)
+#   db_start               start it (SERVER = its pid) and wait until it answers; 1 when it never does
+#   db_user PASSWORD       the harness user and the aops database; DB_DIR/creds for AOPS_CREDENTIALS
+db_init() {
+    DB_DIR=$1 DB_PORT=$2
+    while (exec 3<>"/dev/tcp/127.0.0.1/$DB_PORT") 2>/dev/null; do DB_PORT=$((DB_PORT + 1)); done
+    mkdir -p "$DB_DIR/data"
+    mariadb-install-db --no-defaults --datadir="$DB_DIR/data" --user="$(id -un)" \
+        --auth-root-authentication-method=socket --skip-test-db >"$DB_DIR/install.log" 2>&1
+}
+db_start() { # not a job of the test's shell, so killing it prints no "Killed" line
+    SERVER=$( (/usr/sbin/mariadbd --no-defaults --datadir="$DB_DIR/data" --port="$DB_PORT" \
+        --bind-address=127.0.0.1 --socket="$DB_DIR/s.sock" --user="$(id -un)" \
+        --log-error="$DB_DIR/err.log" --skip-name-resolve --innodb-buffer-pool-size=32M \
+        </dev/null >>"$DB_DIR/err.log" 2>&1 &
+        echo $!) )
+    for _ in $(seq 100); do
+        mariadb-admin --no-defaults --socket="$DB_DIR/s.sock" ping >/dev/null 2>&1 && return 0
+        sleep 0.2
+    done
+    return 1
+}
+db_user() {
+    mariadb --no-defaults --socket="$DB_DIR/s.sock" -u "$(id -un)" -e "CREATE USER harness@'127.0.0.1' \
+        IDENTIFIED BY '$1'; GRANT ALL ON aops.* TO harness@'127.0.0.1'; CREATE DATABASE aops;" || return 1
+    printf 'MARIADB_HOST=127.0.0.1\nMARIADB_PORT=%s\nMARIADB_USER=harness\nMARIADB_PASSWORD=%s\nMARIADB_DATABASE=aops\n' \
+        "$DB_PORT" "$1" >"$DB_DIR/creds"
+}

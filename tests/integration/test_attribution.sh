@@ -89,29 +89,13 @@ check_contains "compare: CPU per operation by component" "CPU seconds per operat
 check_contains "compare: the S3 window's MinIO row" "  s3 minio" "$out"
 
 # ---- 2. a MariaDB of our own -------------------------------------------------------------------
-port=$((35000 + $$ % 2000))
-while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
 D=$TMP/db
-mkdir -p "$D/data"
-me=$(id -un)
-mariadb-install-db --no-defaults --datadir="$D/data" --user="$me" \
-    --auth-root-authentication-method=socket --skip-test-db >"$D/install.log" 2>&1 ||
-    { fail "mariadb-install-db: $(tail -3 "$D/install.log")"; finish; }
-SERVER=$( (/usr/sbin/mariadbd --no-defaults --datadir="$D/data" --port=$port \
-    --bind-address=127.0.0.1 --socket="$D/s.sock" --user="$me" --log-error="$D/err.log" \
-    --skip-name-resolve --innodb-buffer-pool-size=32M </dev/null >>"$D/err.log" 2>&1 &
-    echo $!) )
+db_init "$D" $((35000 + $$ % 2000)) || { fail "mariadb-install-db: $(tail -3 "$D/install.log")"; finish; }
+port=$DB_PORT
 trap 'kill -KILL "$SERVER" 2>/dev/null; rm -rf "$TMP"' EXIT
-for _ in $(seq 100); do
-    mariadb-admin --no-defaults --socket="$D/s.sock" ping >/dev/null 2>&1 && break
-    sleep 0.2
-done
+db_start || { fail "the throwaway MariaDB never answered: $(tail -3 "$D/err.log")"; finish; }
 pw=attrib-test-$$
-mariadb --no-defaults --socket="$D/s.sock" -u "$me" -e "CREATE USER harness@'127.0.0.1' \
-    IDENTIFIED BY '$pw'; GRANT ALL ON aops.* TO harness@'127.0.0.1'; CREATE DATABASE aops;" ||
-    { fail "cannot set up the throwaway MariaDB on port $port"; finish; }
-printf 'MARIADB_HOST=127.0.0.1\nMARIADB_PORT=%s\nMARIADB_USER=harness\nMARIADB_PASSWORD=%s\nMARIADB_DATABASE=aops\n' \
-    "$port" "$pw" >"$D/creds"
+db_user "$pw" || { fail "cannot set up the throwaway MariaDB on port $port"; finish; }
 export AOPS_CREDENTIALS=$D/creds
 unset AOPS_STACK_DIR
 db=(--workloads db --db-host 127.0.0.1 --db-port "$port" --s3-endpoint http://192.0.2.1:9000)

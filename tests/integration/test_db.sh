@@ -71,34 +71,16 @@ check "unknown database: run fails" test $? -ne 0
 check_contains "unknown database: says to run prepare" "run ./harness prepare" "$out"
 
 # ---- 3. faults on a throwaway server ------------------------------------------------------------
-port=$((33000 + $$ % 2000))
-while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
 D=$TMP/db
-mkdir -p "$D/data"
-me=$(id -un)
-mariadb-install-db --no-defaults --datadir="$D/data" --user="$me" \
-    --auth-root-authentication-method=socket --skip-test-db >"$D/install.log" 2>&1 ||
-    { fail "mariadb-install-db: $(tail -3 "$D/install.log")"; finish; }
-start_server() { # not a job of ours, so killing it prints no "Killed" line
-    SERVER=$( (/usr/sbin/mariadbd --no-defaults --datadir="$D/data" --port=$port \
-        --bind-address=127.0.0.1 --socket="$D/s.sock" --user="$me" --log-error="$D/err.log" \
-        --skip-name-resolve --innodb-buffer-pool-size=32M </dev/null >>"$D/err.log" 2>&1 &
-        echo $!) )
-    for _ in $(seq 100); do
-        mariadb-admin --no-defaults --socket="$D/s.sock" ping >/dev/null 2>&1 && return 0
-        sleep 0.2
-    done
-    return 1
-}
+db_init "$D" $((33000 + $$ % 2000)) || { fail "mariadb-install-db: $(tail -3 "$D/install.log")"; finish; }
+port=$DB_PORT
+start_server() { db_start; }
 gone() { for _ in $(seq 100); do [ -d /proc/$SERVER ] || return 0; sleep 0.1; done; return 1; }
 stop_server() { kill -CONT "$SERVER" 2>/dev/null; kill -KILL "$SERVER" 2>/dev/null; gone; }
 trap 'stop_server; rm -rf "$TMP"' EXIT
 check "throwaway MariaDB starts on port $port" start_server
 pw=fault-test-$$
-mariadb --no-defaults --socket="$D/s.sock" -u "$me" -e "CREATE USER harness@'127.0.0.1' \
-    IDENTIFIED BY '$pw'; GRANT ALL ON aops.* TO harness@'127.0.0.1'; CREATE DATABASE aops;"
-printf 'MARIADB_HOST=127.0.0.1\nMARIADB_PORT=%s\nMARIADB_USER=harness\nMARIADB_PASSWORD=%s\nMARIADB_DATABASE=aops\n' \
-    "$port" "$pw" >"$D/creds"
+db_user "$pw"
 export AOPS_DB_HOST=127.0.0.1 AOPS_DB_PORT=$port
 
 out=$(AOPS_CREDENTIALS=$D/creds MARIADB_PASSWORD=$pw "$DRIVER" --fault $SERVER 2>&1)
