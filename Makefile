@@ -14,8 +14,11 @@ SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 CFLAGS  += -DAOPS_GIT='"$(VERSION)"' -DAOPS_CC='"$(shell $(CC) --version | head -1)"'
 
-SRCS    := $(wildcard common/*.c coordinator/*.c containers/*.c workloads/*.c workloads/*/*.c)
-LIBSRCS := $(filter-out coordinator/main.c,$(SRCS))
+# One folder per layer (README, "Layout"); cmd/main.c, the command table, is the only
+# file that reaches every layer, and the only one outside the library.
+LAYERS  := common containers workloads telemetry coordinator report
+SRCS    := $(wildcard $(LAYERS:%=%/*.c) workloads/*/*.c) cmd/main.c
+LIBSRCS := $(filter-out cmd/main.c,$(SRCS))
 TESTS   := $(wildcard tests/unit/test_*.c)
 
 OBJS     := $(LIBSRCS:%.c=build/rel/%.o)
@@ -25,7 +28,7 @@ UNITBINS := $(TESTS:tests/unit/%.c=build/asan/tests/%)
 .PHONY: all asan setup demo test test-corpus test-v2 unit integration format clean stack-up stack-down
 all: harness
 
-harness: build/rel/coordinator/main.o build/rel/libaops.a
+harness: build/rel/cmd/main.o build/rel/libaops.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 build/rel/libaops.a: $(OBJS)
@@ -38,7 +41,7 @@ build/rel/%.o: %.c $(wildcard */*.h workloads/*/*.h)
 # AddressSanitizer + UBSan build of the harness and of the unit tests.
 asan: build/asan/harness $(UNITBINS)
 
-build/asan/harness: build/asan/coordinator/main.o build/asan/libaops.a
+build/asan/harness: build/asan/cmd/main.o build/asan/libaops.a
 	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(LDLIBS)
 
 build/asan/libaops.a: $(ASANOBJS)
@@ -50,7 +53,7 @@ build/asan/%.o: %.c $(wildcard */*.h workloads/*/*.h)
 
 build/asan/tests/%: tests/unit/%.c tests/unit/unit.h build/asan/libaops.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SAN) -Icommon -Icoordinator -Iworkloads -Icontainers -o $@ $< build/asan/libaops.a $(LDLIBS)
+	$(CC) $(CFLAGS) $(SAN) $(LAYERS:%=-I%) -o $@ $< build/asan/libaops.a $(LDLIBS)
 
 setup:
 	scripts/setup

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "../common/json.h"
-#include "csv.h"
+#include "../report/csv.h"
 #include "results.h"
 
 int repeat_stats(const double *v, unsigned n, struct repeat_stats *st) {

@@ -13,11 +13,11 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#include "attrib.h"
+#include "../telemetry/attrib.h"
 #include "hist.h"
 #include "run.h"
-#include "server_check.h"
-#include "telemetry.h"
+#include "../telemetry/server_check.h"
+#include "../telemetry/telemetry.h"
 
 #define RESULT_SCHEMA_VERSION 1
 

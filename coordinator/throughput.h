@@ -15,7 +15,7 @@
 #include <jansson.h>
 
 #include "run.h"
-#include "telemetry.h"
+#include "../telemetry/telemetry.h"
 
 /* Register the columns of r's workloads with the sampler (before
  * telemetry_begin); r must outlive t's sampling. */

@@ -22,7 +22,7 @@
 
 #include "../../common/json.h"
 #include "../../containers/cgroup_acct.h"
-#include "../../coordinator/attrib.h"
+#include "../../telemetry/attrib.h"
 #include "../../coordinator/cmdline.h"
 #include "../../workloads/stack_state.h"
 #include "unit.h"

@@ -12,7 +12,7 @@
 #include "../../common/json.h"
 #include "../../coordinator/cmdline.h"
 #include "../../coordinator/repeat.h"
-#include "../../coordinator/telemetry.h"
+#include "../../telemetry/telemetry.h"
 #include "unit.h"
 
 #define NEAR(a, b, eps) (fabs((a) - (b)) < (eps))

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "../workloads/workload.h"
-#include "histjson.h"
+#include "../coordinator/histjson.h"
 #include "report_charts.h"
 
 #define XMAX 4.0 /* p99.99 */

@@ -19,10 +19,10 @@
 #include <unistd.h>
 
 #include "../workloads/workload.h"
-#include "commands.h"
+#include "../coordinator/commands.h"
 #include "csv.h"
-#include "merge.h"
-#include "repeat.h"
+#include "../coordinator/merge.h"
+#include "../coordinator/repeat.h"
 #include "report_attrib.h"
 #include "report_html.h"
 #include "report_kv.h"

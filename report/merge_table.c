@@ -5,7 +5,7 @@
 #include <stdio.h>
 
 #include "../common/json.h"
-#include "merge.h"
+#include "../coordinator/merge.h"
 #include "report_html.h"
 
 static const char *num(char *buf, size_t len, const char *f, double x) {

@@ -18,10 +18,10 @@
 #include <string.h>
 
 #include "../workloads/workload.h"
-#include "commands.h"
+#include "../coordinator/commands.h"
 #include "compare_figs.h"
-#include "merge.h"
-#include "repeat.h"
+#include "../coordinator/merge.h"
+#include "../coordinator/repeat.h"
 #include "report_attrib.h"
 #include "report_html.h"
 #include "report_pctl.h"

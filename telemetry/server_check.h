@@ -12,7 +12,7 @@
 
 #include <jansson.h>
 
-#include "run.h"
+#include "../coordinator/run.h"
 
 struct server_check;
 

@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "../workloads/workload.h"
-#include "cmdline.h"
-#include "commands.h"
-#include "runtime.h"
+#include "../coordinator/cmdline.h"
+#include "../coordinator/commands.h"
+#include "../coordinator/runtime.h"
 
 static const struct {
     const char *name;
