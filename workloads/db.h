@@ -1,5 +1,5 @@
 /* db.h -- what the MariaDB workload's two halves (db.c: the queries,
- * db_schema.c: the schema and its data) and their tests share: the data
+ * db_schema.c: the schema and its data) and their tests share (db_util.c): the data
  * sizes of a profile, the five query patterns as SQL text, the parameters a
  * worker draws for an operation, and the connection helper.
  *
@@ -82,5 +82,10 @@ int db_prepare(const struct config *cfg, char *err, size_t errlen);
 
 /* "point", "range", ... : a pattern's name in result.json. */
 extern const char *const db_pattern_names[DB_NPATTERNS];
+
+/* Each pattern's SQL, with a ? per parameter, and how many it takes (a,
+ * then b). */
+extern const char *const db_pattern_sql[DB_NPATTERNS];
+extern const int db_pattern_nparams[DB_NPATTERNS];
 
 #endif

@@ -1,0 +1,161 @@
+/* db_util.c -- what the MariaDB workload's queries (db.c) and its prepare
+ * (db_schema.c) share: the five patterns' SQL, a profile's data sizes, the
+ * parameters of each operation, and the connection (see db.h). Kept apart
+ * from both so that neither calls the other. */
+#include <errmsg.h>
+#include <math.h>
+#include <mysqld_error.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../common/util.h"
+#include "db.h"
+#include "workload.h"
+
+const char *const db_pattern_sql[DB_NPATTERNS] = {
+    [DB_POINT] = "SELECT id, agent_id, user_id, status, tokens, title FROM sessions WHERE id = ?",
+    [DB_RANGE] = "SELECT id, session_id, kind, tool, latency_ms FROM events "
+                 "WHERE created_at BETWEEN TIMESTAMP'2025-01-01 00:00:00' + INTERVAL ? SECOND "
+                 "AND TIMESTAMP'2025-01-01 00:00:00' + INTERVAL ? SECOND",
+    [DB_AGGREGATE] = "SELECT kind, COUNT(*), SUM(bytes), AVG(latency_ms) FROM events "
+                     "WHERE agent_id = ? GROUP BY kind",
+    [DB_ORDERED] = "SELECT id, session_id, tool, created_at FROM events WHERE agent_id = ? "
+                   "ORDER BY created_at DESC LIMIT 50",
+    [DB_DISTINCT] = "SELECT DISTINCT user_id FROM sessions WHERE agent_id = ?",
+};
+
+/* Parameters each pattern takes (a, then b). */
+const int db_pattern_nparams[DB_NPATTERNS] = {1, 2, 1, 1, 1};
+
+const char *const db_pattern_names[DB_NPATTERNS] = {"point", "range", "aggregate", "ordered",
+                                                    "distinct"};
+
+const struct db_opts *db_opts(const struct config *cfg) {
+    return workload_opts(cfg, &db_workload);
+}
+
+void db_sizes_for(enum profile p, struct db_sizes *s) {
+    uint64_t div = profile_divisor(p);
+    s->sessions = 2000000 / div;
+    s->events = 8000000 / div;
+    s->agents = 1000 / div < 8 ? 8 : 1000 / div;
+    s->users = 100000 / div < 16 ? 16 : 100000 / div;
+}
+
+void db_params_for(uint64_t seed, unsigned worker, unsigned cycle, unsigned op,
+                   const struct db_sizes *s, struct db_params *p) {
+    struct rng r;
+    /* Stream 0xdb<<56 | position: apart from any other workload's streams. */
+    rng_seed(&r, seed, worker, (0xdbULL << 56) | ((uint64_t)cycle * 64 + op));
+    p->a = p->b = 0;
+    switch (op / DB_OPS_PER_PATTERN) {
+    case DB_POINT:
+        p->a = 1 + (long long)rng_below(&r, s->sessions);
+        break;
+    case DB_RANGE:
+        p->a = 1 + (long long)rng_below(&r, s->events - DB_RANGE_ROWS + 1);
+        p->b = p->a + DB_RANGE_ROWS - 1;
+        break;
+    default:
+        p->a = 1 + (long long)rng_below(&r, s->agents);
+        break;
+    }
+}
+
+int db_render_sql(unsigned pattern, const struct db_params *p, char *buf, size_t len) {
+    if (pattern >= DB_NPATTERNS)
+        return -1;
+    const long long v[2] = {p->a, p->b};
+    size_t o = 0;
+    int k = 0;
+    for (const char *s = db_pattern_sql[pattern]; *s; s++) {
+        int n = *s == '?' ? snprintf(buf + o, len - o, "%lld", v[k++])
+                          : snprintf(buf + o, len - o, "%c", *s);
+        if (n < 0 || (size_t)n >= len - o)
+            return -1;
+        o += (size_t)n;
+    }
+    return 0;
+}
+
+void db_where(const struct config *cfg, char *buf, size_t len) {
+    const struct db_opts *o = db_opts(cfg);
+    if (o->socket[0] &&
+        (!o->host[0] || !strcmp(o->host, "localhost") || !strcmp(o->host, "127.0.0.1")) &&
+        access(o->socket, F_OK) == 0)
+        snprintf(buf, len, "socket %s", o->socket);
+    else
+        snprintf(buf, len, "%s:%u", o->host, o->port);
+}
+
+MYSQL *db_connect(const struct config *cfg, int for_prepare, char *err, size_t errlen) {
+    const struct db_opts *o = db_opts(cfg);
+    char where[1100];
+    db_where(cfg, where, sizeof where);
+    int use_socket = strncmp(where, "socket ", 7) == 0;
+
+    MYSQL *m = mysql_init(NULL);
+    if (!m) {
+        snprintf(err, errlen, "out of memory creating a MariaDB handle");
+        return NULL;
+    }
+    /* The client read/write timeouts are whole seconds: round --op-timeout up
+     * and add one so the server's own max_statement_time fires first. */
+    unsigned io = for_prepare ? 3600 : (unsigned)ceil(cfg->op_timeout) + 1;
+    unsigned conn = io < 10 ? io : 10;
+    mysql_optionsv(m, MYSQL_OPT_CONNECT_TIMEOUT, &conn);
+    mysql_optionsv(m, MYSQL_OPT_READ_TIMEOUT, &io);
+    mysql_optionsv(m, MYSQL_OPT_WRITE_TIMEOUT, &io);
+    if (o->tls) {
+        my_bool on = 1;
+        mysql_optionsv(m, MYSQL_OPT_SSL_ENFORCE, &on);
+    }
+    if (!mysql_real_connect(m, use_socket ? "localhost" : o->host, o->user, o->password,
+                            for_prepare ? NULL : o->name, use_socket ? 0 : o->port,
+                            use_socket ? o->socket : NULL, 0)) {
+        unsigned e = mysql_errno(m);
+        if (e == ER_DBACCESS_DENIED_ERROR) /* what a user without grants sees of a missing db */
+            snprintf(err, errlen,
+                     "MariaDB at %s: user '%s' cannot use database '%s' (missing or not "
+                     "granted): run ./harness prepare, or grant the user access",
+                     where, o->user, o->name);
+        else if (e == ER_ACCESS_DENIED_ERROR)
+            snprintf(err, errlen,
+                     "MariaDB at %s: access denied for user '%s' (check MARIADB_PASSWORD or "
+                     ".local/stack/credentials)",
+                     where, o->user);
+        else if (e == ER_BAD_DB_ERROR)
+            snprintf(err, errlen, "MariaDB at %s has no database '%s': run ./harness prepare first",
+                     where, o->name);
+        else if (e == CR_CONNECTION_ERROR || e == CR_CONN_HOST_ERROR || e == CR_UNKNOWN_HOST ||
+                 e == CR_SERVER_LOST || e == CR_SERVER_GONE_ERROR)
+            snprintf(err, errlen,
+                     "cannot reach MariaDB at %s (is it running? scripts/stack up): %s", where,
+                     mysql_error(m));
+        else
+            snprintf(err, errlen, "MariaDB at %s: %s", where, mysql_error(m));
+        mysql_close(m);
+        return NULL;
+    }
+    /* Some client versions accept a server without TLS despite the option:
+     * --db-tls promises encryption, so check it was negotiated. */
+    if (o->tls && !mysql_get_ssl_cipher(m)) {
+        snprintf(err, errlen,
+                 "MariaDB at %s: --db-tls asked for TLS but the server did not "
+                 "negotiate it (have_ssl disabled?)",
+                 where);
+        mysql_close(m);
+        return NULL;
+    }
+    /* The server stops any statement that runs longer than --op-timeout. */
+    char sql[96];
+    snprintf(sql, sizeof sql, "SET SESSION max_statement_time = %.3f",
+             for_prepare ? 0.0 : cfg->op_timeout);
+    if (mysql_query(m, sql)) {
+        snprintf(err, errlen, "MariaDB at %s: %s", where, mysql_error(m));
+        mysql_close(m);
+        return NULL;
+    }
+    return m;
+}
