@@ -27,30 +27,30 @@
 
 #define TINY_GENERATOR "aops-harness tiny corpus v2" /* v2: UTF-16 files */
 
-void corpus_profile_dir(const struct config *cfg, char *out, size_t len) {
-    snprintf(out, len, "%s/%s", search_opts(cfg)->corpus_dir, profile_name(cfg->profile));
+void corpus_profile_dir(const struct config *cfg, const struct search_opts *o, char *out,
+                        size_t len) {
+    snprintf(out, len, "%s/%s", o->corpus_dir, profile_name(cfg->profile));
 }
 
-int corpus_check(const struct config *cfg, char *err, size_t errlen) {
+int corpus_check(const struct config *cfg, const struct search_opts *o, char *err, size_t errlen) {
     char dir[4200], path[4300];
-    corpus_profile_dir(cfg, dir, sizeof dir);
+    corpus_profile_dir(cfg, o, dir, sizeof dir);
     snprintf(path, sizeof path, "%s/manifest.json", dir);
     if (access(path, R_OK) == 0)
         return 0;
     snprintf(err, errlen, "corpus missing at %s: run `./harness corpus fetch --profile %s%s%s`",
-             dir, profile_name(cfg->profile),
-             strcmp(search_opts(cfg)->corpus_dir, "") ? " --dir " : "",
-             search_opts(cfg)->corpus_dir);
+             dir, profile_name(cfg->profile), strcmp(o->corpus_dir, "") ? " --dir " : "",
+             o->corpus_dir);
     return -1;
 }
 
-json_t *corpus_manifest_json(const struct config *cfg) {
+json_t *corpus_manifest_json(const struct config *cfg, const struct search_opts *o) {
     char dir[4200], path[4300];
-    corpus_profile_dir(cfg, dir, sizeof dir);
+    corpus_profile_dir(cfg, o, dir, sizeof dir);
     snprintf(path, sizeof path, "%s/manifest.json", dir);
     json_t *m = json_load_file(path, 0, NULL);
     return json_pack("{s:s, s:s, s:s, s:o}", "dir", dir, "profile", profile_name(cfg->profile),
-                     "patterns", search_opts(cfg)->patterns_file, "manifest", m ? m : json_null());
+                     "patterns", o->patterns_file, "manifest", m ? m : json_null());
 }
 
 /* ---- manifest: files, bytes, digest over sorted (path, size) ---- */
@@ -693,49 +693,10 @@ static const char fetch_small_sh[] =
     "  cp \"$F/cpython.version\" \"$P/cpython.version\"; mv \"$P/cpython.tmp\" \"$P/cpython\"; "
     "fi\n";
 
-static int fetch(const struct config *cfg);
-
-static int usage(void) {
-    fprintf(stderr,
-            "usage: harness corpus fetch [--profile full|small|tiny] [--dir DIR] [--seed S]\n");
-    return 2;
-}
-
-int corpus_main(int argc, char **argv) {
-    char err[1024];
-    if (argc < 2 || strcmp(argv[1], "fetch"))
-        return usage();
-    struct config *cfg = calloc(1, sizeof *cfg); /* large: keep it off the stack */
-    if (!cfg || workloads_config_init(cfg, err, sizeof err) != 0) {
-        fprintf(stderr, "harness corpus: %s\n", cfg ? err : "out of memory");
-        free(cfg);
-        return 2;
-    }
-    /* The same option rows as a run, limited to those that matter here. */
-    static const char *const only[] = {"profile", "seed", "dir", "corpus", NULL};
-    struct opt_set sets[CONFIG_MAX_WL + 1];
-    size_t nsets = workloads_option_sets(cfg, sets, CONFIG_MAX_WL + 1);
-    int k = opt_parse(sets, nsets, argc, argv, 2, only, err, sizeof err);
-    if (k < 0 || k < argc) {
-        if (k < 0)
-            fprintf(stderr, "harness corpus: %s\n", err);
-        else
-            fprintf(stderr, "harness corpus: unexpected argument '%s'\n", argv[k]);
-        workloads_config_free(cfg);
-        free(cfg);
-        return usage();
-    }
-    int rc = fetch(cfg);
-    workloads_config_free(cfg);
-    free(cfg);
-    return rc;
-}
-
-/* corpus fetch itself, once the options are parsed. */
-static int fetch(const struct config *cfg) {
-    const char *dir = search_opts(cfg)->corpus_dir;
+int corpus_fetch(const struct config *cfg, const struct search_opts *o) {
+    const char *dir = o->corpus_dir;
     char pdir[4200], cache[4200], full[4200];
-    corpus_profile_dir(cfg, pdir, sizeof pdir);
+    corpus_profile_dir(cfg, o, pdir, sizeof pdir);
     snprintf(cache, sizeof cache, "%s/.cache", dir);
     snprintf(full, sizeof full, "%s/full", dir);
     if (mkdir(dir, 0755) < 0 && errno != EEXIST) {

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/options.h"
 #include "search.h"
 #include "search_engine.h"
 #include "workload.h"
@@ -32,7 +33,7 @@ struct search_state {
 };
 
 static int search_prepare(const struct config *cfg, char *err, size_t len) {
-    return corpus_check(cfg, err, len);
+    return corpus_check(cfg, search_opts(cfg), err, len);
 }
 
 static void search_close(void *st) {
@@ -117,7 +118,7 @@ static int search_backend(const struct config *cfg, char *out, size_t len) {
 
 static void *search_open(const struct config *cfg, unsigned worker, char *err, size_t len) {
     (void)worker;
-    if (corpus_check(cfg, err, len) < 0)
+    if (corpus_check(cfg, search_opts(cfg), err, len) < 0)
         return NULL;
     struct search_state *s = calloc(1, sizeof *s);
     if (!s) {
@@ -125,7 +126,7 @@ static void *search_open(const struct config *cfg, unsigned worker, char *err, s
         return NULL;
     }
     char dir[4200];
-    corpus_profile_dir(cfg, dir, sizeof dir);
+    corpus_profile_dir(cfg, search_opts(cfg), dir, sizeof dir);
     snprintf(s->roots[0], sizeof s->roots[0], "%s/linux", dir);
     snprintf(s->roots[1], sizeof s->roots[1], "%s/cpython", dir);
     if (load_patterns(s, search_opts(cfg)->patterns_file, err, len) < 0)
@@ -186,7 +187,8 @@ static void search_init_opts(const struct config *cfg, void *opts) {
  * to have searched the same. */
 static json_t *search_describe(const struct config *cfg, int selected, json_t *warnings) {
     (void)warnings;
-    return json_pack("{s:o}", "corpus", selected ? corpus_manifest_json(cfg) : json_null());
+    return json_pack("{s:o}", "corpus",
+                     selected ? corpus_manifest_json(cfg, search_opts(cfg)) : json_null());
 }
 
 static int search_data_paths(const struct config *cfg, const char *names[], char paths[][4096],
@@ -213,6 +215,44 @@ static const struct wl_counter search_counters[] = {
     [SEARCH_COUNT_FILES] = {"files_searched", "files searched", WL_COUNT},
     [SEARCH_COUNT_BYTES] = {"bytes_searched", "bytes searched", WL_BYTES},
 };
+
+static int corpus_usage(void) {
+    fprintf(stderr,
+            "usage: harness corpus fetch [--profile full|small|tiny] [--dir DIR] [--seed S]\n");
+    return 2;
+}
+
+/* `harness corpus fetch`: this workload's options (and the run's profile
+ * and seed), then corpus.c's fetch. */
+static int corpus_main(int argc, char **argv) {
+    char err[1024];
+    if (argc < 2 || strcmp(argv[1], "fetch"))
+        return corpus_usage();
+    struct config *cfg = calloc(1, sizeof *cfg); /* large: keep it off the stack */
+    if (!cfg || workloads_config_init(cfg, err, sizeof err) != 0) {
+        fprintf(stderr, "harness corpus: %s\n", cfg ? err : "out of memory");
+        free(cfg);
+        return 2;
+    }
+    /* The same option rows as a run, limited to those that matter here. */
+    static const char *const only[] = {"profile", "seed", "dir", "corpus", NULL};
+    struct opt_set sets[CONFIG_MAX_WL + 1];
+    size_t nsets = workloads_option_sets(cfg, sets, CONFIG_MAX_WL + 1);
+    int k = opt_parse(sets, nsets, argc, argv, 2, only, err, sizeof err);
+    if (k < 0 || k < argc) {
+        if (k < 0)
+            fprintf(stderr, "harness corpus: %s\n", err);
+        else
+            fprintf(stderr, "harness corpus: unexpected argument '%s'\n", argv[k]);
+        workloads_config_free(cfg);
+        free(cfg);
+        return corpus_usage();
+    }
+    int rc = corpus_fetch(cfg, search_opts(cfg));
+    workloads_config_free(cfg);
+    free(cfg);
+    return rc;
+}
 
 static const struct wl_command search_commands[] = {
     {"corpus", "corpus fetch [--profile P] [--dir corpus/data] [--seed S]", corpus_main},

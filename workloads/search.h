@@ -20,21 +20,29 @@ extern const struct workload search_workload;
 /* The figures an operation reports (op_result.count[]). */
 enum { SEARCH_COUNT_LINES = 0, SEARCH_COUNT_FILES, SEARCH_COUNT_BYTES };
 
-/* config.corpus for result.json: {"dir", "profile", "patterns", "manifest"}
+/* corpus.c, the trees themselves: it takes the workload's settings from its
+ * callers (search.c) and calls nothing of the workload's.
+ *
+ * config.corpus for result.json: {"dir", "profile", "patterns", "manifest"}
  * where manifest is DIR/<profile>/manifest.json as `corpus fetch` wrote it
  * (package versions, file counts, bytes, digests), or null when the corpus
  * is missing. Never NULL. */
-json_t *corpus_manifest_json(const struct config *cfg);
+json_t *corpus_manifest_json(const struct config *cfg, const struct search_opts *o);
 
 /* DIR/<profile>: the directory holding the profile's trees. */
-void corpus_profile_dir(const struct config *cfg, char *out, size_t len);
+void corpus_profile_dir(const struct config *cfg, const struct search_opts *o, char *out,
+                        size_t len);
 
 /* 0 when the profile's corpus is there, else -1 with err = "corpus missing at
  * DIR: run `./harness corpus fetch --profile P`". */
-int corpus_check(const struct config *cfg, char *err, size_t errlen);
+int corpus_check(const struct config *cfg, const struct search_opts *o, char *err, size_t errlen);
 
-/* `harness corpus fetch` (corpus.c) and `harness search` (search_cli.c). */
-int corpus_main(int argc, char **argv);
+/* `harness corpus fetch` once its options are parsed (search.c parses
+ * them): fetch or generate cfg->profile's trees into o->corpus_dir and
+ * write their manifest. 0, or 1 after saying why on stderr. */
+int corpus_fetch(const struct config *cfg, const struct search_opts *o);
+
+/* `harness search` (search_cli.c). */
 int search_cli_main(int argc, char **argv);
 
 #endif
