@@ -1,21 +1,33 @@
-/* main.c -- the harness executable: dispatch to a subcommand.
+/* main.c -- the harness executable: the command table, dispatching to a
+ * subcommand.
  *
  * `./harness --containers N` is `./harness run --containers N`, the headline
- * command; the harness's own subcommands live in their modules
- * (commands.h), and a workload's in its descriptor (workload.h). */
+ * command. The run's and the result model's subcommands live in
+ * coordinator/ (commands.h), the renderers' in report/ (report.h), and a
+ * workload's in its descriptor (workload.h). This is the one file that
+ * reaches every layer: it plugs report/'s CSV export into the run, so the
+ * run never calls up into report/. */
 #include <stdio.h>
 #include <string.h>
 
-#include "../workloads/workload.h"
 #include "../coordinator/cmdline.h"
 #include "../coordinator/commands.h"
 #include "../coordinator/runtime.h"
+#include "../report/csv.h"
+#include "../report/report.h"
+#include "../workloads/workload.h"
+
+static const struct result_exports exports = {.csv = csv_export};
+
+static int run_cmd(int argc, char **argv) {
+    return run_main(argc, argv, &exports);
+}
 
 static const struct {
     const char *name;
     int (*main)(int argc, char **argv);
 } commands[] = {
-    {"run", run_main},
+    {"run", run_cmd},
     {"prepare", prepare_main},
     {"report", report_main},
     {"compare", compare_main},
@@ -38,7 +50,7 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (cmd[0] == '-')
-        return run_main(argc, argv); /* argv[0] stands in for "run" */
+        return run_cmd(argc, argv); /* argv[0] stands in for "run" */
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(cmd, commands[i].name))
             return commands[i].main(argc - 1, argv + 1);

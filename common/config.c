@@ -227,7 +227,7 @@ static void find_repository(char *out, size_t len) {
     snprintf(up, sizeof up, "%s", exe);
     for (int level = 0; level < 4; level++) {
         char probe[4200];
-        snprintf(probe, sizeof probe, "%s/coordinator/main.c", up);
+        snprintf(probe, sizeof probe, "%s/cmd/main.c", up);
         if (access(probe, F_OK) == 0) {
             snprintf(exe, sizeof exe, "%s", up);
             break;

@@ -1,12 +1,29 @@
-/* commands.h -- the harness's own subcommands main() dispatches to, one per
- * module. Workloads bring theirs in their descriptors (workload.h). */
+/* commands.h -- the coordinator layer's subcommands.
+ *
+ * coordinator/ holds the run (launch, barrier, loop, runtimes, shards,
+ * repeats) and the result model (slots -> result.json, histograms, the
+ * repeats' statistics, the fleet merge, the summary on stdout). It uses
+ * telemetry/, workloads/, containers/ and common/, and never report/: what
+ * only a renderer can write (CSV) reaches it as a result_exports hook. The
+ * command table (cmd/main.c) dispatches to these; the report layer brings
+ * its own (report/report.h), and a workload its own in its descriptor
+ * (workload.h). */
 #ifndef AOPS_COMMANDS_H
 #define AOPS_COMMANDS_H
 
-int run_main(int argc, char **argv);     /* coordinator.c: ./harness [run] */
+#include <jansson.h>
+#include <stddef.h>
+
+/* Formats a result is written in beside result.json, which only a layer
+ * above the run can render: the command table plugs them in, so the run
+ * never calls up into report/. csv: `--csv DIR` (report/csv.c); 0, or -1
+ * with err set to one line. */
+struct result_exports {
+    int (*csv)(const json_t *result, const char *dir, char *err, size_t errlen);
+};
+
+int run_main(int argc, char **argv, const struct result_exports *ex); /* ./harness [run] */
 int prepare_main(int argc, char **argv); /* coordinator.c: ./harness prepare */
-int report_main(int argc, char **argv);  /* report.c: ./harness report */
-int compare_main(int argc, char **argv); /* compare.c: ./harness compare */
 int merge_main(int argc, char **argv);   /* merge_cmd.c: ./harness merge */
 
 #endif

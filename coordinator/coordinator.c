@@ -32,37 +32,18 @@
 #include "../telemetry/attrib.h"
 #include "cmdline.h"
 #include "commands.h"
-#include "../report/csv.h"
 #include "opsrate.h"
 #include "repeat.h"
 #include "results.h"
 #include "run.h"
 #include "runtime.h"
 #include "shard.h"
+#include "summary.h"
 #include "throughput.h"
 
 #define EXIT_INVALID 1
 #define EXIT_USAGE 2
 #define EXIT_SIGNAL 130
-
-int layout_build(const struct config *cfg, struct run_layout *lay, char *err, size_t errlen) {
-    memset(lay, 0, sizeof *lay);
-    for (int i = 0; workload_table[i]; i++) {
-        if (!(cfg->wl_mask >> i & 1))
-            continue;
-        if (lay->nwl == RUN_MAX_WL) {
-            snprintf(err, errlen, "too many workloads (at most %d in one run)", RUN_MAX_WL);
-            return -1;
-        }
-        lay->hist_base[lay->nwl] = lay->nhist;
-        lay->nhist += lay_nhists_of(workload_table[i]);
-        lay->ops_per_cycle += workload_table[i]->ops_per_cycle;
-        lay->wl[lay->nwl++] = workload_table[i];
-    }
-    size_t sz = sizeof(struct worker_slot) + lay->nhist * sizeof(struct hist);
-    lay->slot_size = (sz + 4095) & ~(size_t)4095; /* a page each: no false sharing */
-    return 0;
-}
 
 /* Resolve and create the run directory; exit-2 class errors. */
 static int make_out_dir(struct config *cfg, char *err, size_t errlen) {
@@ -127,12 +108,13 @@ struct coord {
     int64_t t_launch, t0;
     json_t *reasons, *warnings, *servers;
     struct telemetry *tel;
-    struct attrib *at;       /* where the time goes */
-    struct server_check *sc; /* the servers' own counts */
-    struct runtime *rt;      /* forked workers in cgroups, or containers */
-    struct shard_state sh;   /* --shard, --start-at: the common start (shard.h) */
-    struct opsrate rate;     /* completions per wall-clock second */
-    double t0_wall;          /* the release by the wall clock */
+    struct attrib *at;               /* where the time goes */
+    struct server_check *sc;         /* the servers' own counts */
+    struct runtime *rt;              /* forked workers in cgroups, or containers */
+    struct shard_state sh;           /* --shard, --start-at: the common start (shard.h) */
+    struct opsrate rate;             /* completions per wall-clock second */
+    double t0_wall;                  /* the release by the wall clock */
+    const struct result_exports *ex; /* --csv: formats beside result.json */
 };
 
 static void kill_all(struct coord *c) {
@@ -266,7 +248,7 @@ static int coord_setup(struct coord *c, const struct config *cfg) {
     throughput_attach(c->tel, &c->r);
     struct attrib_in ai = {.cfg = cfg, .acct = c->r.acct, .acct_why = acct_why};
     c->at = attrib_new(&ai);
-    c->sc = server_check_new(cfg, &c->r.lay);
+    c->sc = server_check_new(cfg, c->r.lay.wl, c->r.lay.nwl);
     shard_init(&c->sh, cfg);
     if (cfg->shards) { /* before the workers start, on a quiet machine */
         shard_measure_clock(&c->sh, cfg);
@@ -596,7 +578,7 @@ static void coord_write(struct coord *c, int64_t t_start) {
         fprintf(stderr, "harness: --results-url: %s\n", err);
         c->code = EXIT_INVALID;
     }
-    if (cfg->csv_dir[0] && csv_export(res, cfg->csv_dir, err, sizeof err) != 0) {
+    if (cfg->csv_dir[0] && c->ex->csv(res, cfg->csv_dir, err, sizeof err) != 0) {
         fprintf(stderr, "harness: %s\n", err);
         c->code = EXIT_INVALID;
     }
@@ -636,9 +618,10 @@ static void coord_teardown(struct coord *c) {
 
 /* One point: cfg->n workers, results into cfg->out. Returns the exit code.
  * t_start is when the command (or this sweep point) started. */
-static int run_point(const struct config *cfg, int64_t t_start) {
+static int run_point(const struct config *cfg, int64_t t_start, const struct result_exports *ex) {
     struct coord c;
     memset(&c, 0, sizeof c);
+    c.ex = ex;
     int rc = coord_setup(&c, cfg);
     if (rc != 0) {
         coord_teardown(&c);
@@ -668,15 +651,65 @@ static int parse_all(struct config *cfg, int argc, char **argv, int *exit_code) 
     return rc;
 }
 
+/* Read RUN_DIR/runs/1..made/result.json, write RUN_DIR/result.json (and CSV
+ * into csv_dir when not empty). stopped: a reason the runs ended early that
+ * no run says itself (a signal between runs), or NULL. Returns the combined
+ * result (the caller prints and frees it), or NULL with err set. */
+static json_t *repeat_finish(const char *dir, unsigned made, unsigned asked, double max_cv,
+                             const char *stopped, const char *csv_dir,
+                             const struct result_exports *ex, char *err, size_t errlen) {
+    json_t **runs = calloc(made ? made : 1, sizeof *runs);
+    char **dirs = calloc(made ? made : 1, sizeof *dirs);
+    json_t *res = NULL;
+    if (!runs || !dirs) {
+        snprintf(err, errlen, "out of memory");
+        goto out;
+    }
+    for (unsigned i = 0; i < made; i++) {
+        char path[4200];
+        dirs[i] = malloc(32);
+        if (!dirs[i]) {
+            snprintf(err, errlen, "out of memory");
+            goto out;
+        }
+        snprintf(dirs[i], 32, "runs/%u", i + 1);
+        snprintf(path, sizeof path, "%s/%s/result.json", dir, dirs[i]);
+        runs[i] = json_load_file(path, 0, NULL); /* none: said in the reasons */
+    }
+    res = repeat_combine(runs, (const char *const *)dirs, made, asked, max_cv);
+    if (!res) {
+        snprintf(err, errlen, "%s: none of the %u runs left a result", dir, made);
+        goto out;
+    }
+    if (stopped) {
+        json_array_append_new(json_object_get(res, "invalid_reasons"), json_string(stopped));
+        json_object_set_new(res, "valid", json_false());
+    }
+    if (results_write(res, dir, err, errlen) != 0 ||
+        (csv_dir && csv_dir[0] && ex->csv(res, csv_dir, err, errlen) != 0)) {
+        json_decref(res);
+        res = NULL;
+    }
+out:
+    for (unsigned i = 0; runs && dirs && i < made; i++) {
+        json_decref(runs[i]);
+        free(dirs[i]);
+    }
+    free(runs);
+    free(dirs);
+    return res;
+}
+
 /* --repeat K: the point K times into cfg->out/runs/<i>, then the top-level
  * result from the median run (repeat.c). Each run is the same job: same
  * seed, same data, the stack untouched in between. Stops early after Ctrl-C
  * or a run that could not start. *repeats gets the spread (a new reference)
  * when asked. Returns the worst exit code. */
-static int run_repeated(struct config *cfg, int64_t t_start, json_t **repeats) {
+static int run_repeated(struct config *cfg, int64_t t_start, json_t **repeats,
+                        const struct result_exports *ex) {
     char err[8400];
     if (cfg->repeat <= 1)
-        return run_point(cfg, t_start);
+        return run_point(cfg, t_start, ex);
     char base[sizeof cfg->out], csv[sizeof cfg->csv_dir];
     snprintf(base, sizeof base, "%s", cfg->out);
     snprintf(csv, sizeof csv, "%s", cfg->csv_dir);
@@ -697,7 +730,7 @@ static int run_repeated(struct config *cfg, int64_t t_start, json_t **repeats) {
             worst = EXIT_INVALID;
             break;
         }
-        int rc = run_point(cfg, i == 1 ? t_start : now_ns());
+        int rc = run_point(cfg, i == 1 ? t_start : now_ns(), ex);
         char path[sizeof cfg->out + 16];
         snprintf(path, sizeof path, "%s/result.json", cfg->out);
         if (access(path, F_OK) == 0)
@@ -717,9 +750,9 @@ static int run_repeated(struct config *cfg, int64_t t_start, json_t **repeats) {
     snprintf(cfg->out, sizeof cfg->out, "%s", base);
     snprintf(cfg->csv_dir, sizeof cfg->csv_dir, "%s", csv);
     cfg->repeat_index = 0;
-    json_t *res =
-        made ? repeat_finish(base, made, cfg->repeat, cfg->max_cv, stopped, csv, err, sizeof err)
-             : NULL;
+    json_t *res = made ? repeat_finish(base, made, cfg->repeat, cfg->max_cv, stopped, csv, ex, err,
+                                       sizeof err)
+                       : NULL;
     if (made && !res)
         fprintf(stderr, "harness: %s\n", err);
     if (res) {
@@ -748,7 +781,7 @@ static int run_repeated(struct config *cfg, int64_t t_start, json_t **repeats) {
     return worst;
 }
 
-static int run_cmd(struct config *cfg, int64_t t_start) {
+static int run_cmd(struct config *cfg, int64_t t_start, const struct result_exports *ex) {
     char err[1024];
     if (shard_check(cfg, err, sizeof err) != 0 ||
         attrib_check_overrides(cfg, err, sizeof err) != 0) {
@@ -763,7 +796,7 @@ static int run_cmd(struct config *cfg, int64_t t_start) {
     signal(SIGPIPE, SIG_IGN);
     if (cfg->ncontainers == 1) {
         cfg->n = cfg->containers[0];
-        return run_repeated(cfg, t_start, NULL);
+        return run_repeated(cfg, t_start, NULL, ex);
     }
     /* A sweep: one point after another, each in RUN_DIR/points/<N>. */
     char base[sizeof cfg->out];
@@ -781,7 +814,7 @@ static int run_cmd(struct config *cfg, int64_t t_start) {
         fprintf(stderr, "harness: sweep point %u of %u: %u containers\n", i + 1, cfg->ncontainers,
                 cfg->n);
         json_t *rep = NULL;
-        int rc = run_repeated(cfg, now_ns(), &rep);
+        int rc = run_repeated(cfg, now_ns(), &rep, ex);
         char dir[64];
         snprintf(dir, sizeof dir, "points/%u", cfg->n);
         json_t *pt = json_pack("{s:i, s:s}", "containers", (int)cfg->n, "dir", dir);
@@ -804,14 +837,14 @@ static int run_cmd(struct config *cfg, int64_t t_start) {
     return worst;
 }
 
-int run_main(int argc, char **argv) {
+int run_main(int argc, char **argv, const struct result_exports *ex) {
     int64_t t_start = now_ns();
     struct config *cfg = calloc(1, sizeof *cfg); /* large: keep it off the stack */
     int rc = EXIT_INVALID;
     if (!cfg)
         fprintf(stderr, "harness: out of memory\n");
     else if (parse_all(cfg, argc, argv, &rc) == 0)
-        rc = run_cmd(cfg, t_start);
+        rc = run_cmd(cfg, t_start, ex);
     if (cfg)
         options_free(cfg);
     free(cfg);

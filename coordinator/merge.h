@@ -30,10 +30,4 @@
  * only when out of memory. */
 json_t *merge_results(json_t *const *in, const char *const *names, size_t n);
 
-/* The per-host table of a merged result (nothing for a single-host one):
- * in the summary, `harness compare` and (merge_html) `harness report`. */
-void shards_print(const json_t *res, FILE *f);
-struct sbuf;
-void shards_html(struct sbuf *b, const json_t *res);
-
 #endif

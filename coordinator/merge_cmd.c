@@ -21,6 +21,7 @@
 #include "merge.h"
 #include "results.h"
 #include "shard.h"
+#include "summary.h"
 
 struct inputs {
     json_t **r;

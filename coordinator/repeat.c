@@ -1,6 +1,6 @@
 /* repeat.c -- the median run and the spread of a repeated job (see
- * repeat.h). Pure functions over result JSON, plus the file step that reads
- * the runs and writes the top-level result. */
+ * repeat.h): pure functions over result JSON, part of the result model (the
+ * runs themselves, and the files they leave, are the coordinator's). */
 #include "repeat.h"
 
 #include <errno.h>
@@ -9,8 +9,6 @@
 #include <string.h>
 
 #include "../common/json.h"
-#include "../report/csv.h"
-#include "results.h"
 
 int repeat_stats(const double *v, unsigned n, struct repeat_stats *st) {
     memset(st, 0, sizeof *st);
@@ -134,50 +132,6 @@ json_t *repeat_combine(json_t *const *runs, const char *const *dirs, unsigned ma
         "median_run", (int)median + 1, "runs", names);
     json_object_set_new(res, "repeats", rep);
     free(aops);
-    return res;
-}
-
-json_t *repeat_finish(const char *dir, unsigned made, unsigned asked, double max_cv,
-                      const char *stopped, const char *csv_dir, char *err, size_t errlen) {
-    json_t **runs = calloc(made ? made : 1, sizeof *runs);
-    char **dirs = calloc(made ? made : 1, sizeof *dirs);
-    json_t *res = NULL;
-    if (!runs || !dirs) {
-        snprintf(err, errlen, "out of memory");
-        goto out;
-    }
-    for (unsigned i = 0; i < made; i++) {
-        char path[4200];
-        dirs[i] = malloc(32);
-        if (!dirs[i]) {
-            snprintf(err, errlen, "out of memory");
-            goto out;
-        }
-        snprintf(dirs[i], 32, "runs/%u", i + 1);
-        snprintf(path, sizeof path, "%s/%s/result.json", dir, dirs[i]);
-        runs[i] = json_load_file(path, 0, NULL); /* none: said in the reasons */
-    }
-    res = repeat_combine(runs, (const char *const *)dirs, made, asked, max_cv);
-    if (!res) {
-        snprintf(err, errlen, "%s: none of the %u runs left a result", dir, made);
-        goto out;
-    }
-    if (stopped) {
-        json_array_append_new(json_object_get(res, "invalid_reasons"), json_string(stopped));
-        json_object_set_new(res, "valid", json_false());
-    }
-    if (results_write(res, dir, err, errlen) != 0 ||
-        (csv_dir && csv_dir[0] && csv_export(res, csv_dir, err, errlen) != 0)) {
-        json_decref(res);
-        res = NULL;
-    }
-out:
-    for (unsigned i = 0; runs && dirs && i < made; i++) {
-        json_decref(runs[i]);
-        free(dirs[i]);
-    }
-    free(runs);
-    free(dirs);
     return res;
 }
 

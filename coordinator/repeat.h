@@ -1,8 +1,8 @@
 /* repeat.h -- `--repeat K`: the same job K times, and how much its number
  * moves between runs.
  *
- * The coordinator makes the runs (RUN_DIR/runs/<i>/result.json, i = 1..K);
- * this module turns them into the top-level result: the median run's whole
+ * The coordinator makes the runs (RUN_DIR/runs/<i>/result.json, i = 1..K)
+ * and writes the top-level result; this module computes it: the median run's whole
  * result (every figure from one real run, so they stay consistent; never a
  * mix, never the best) plus
  *   repeats{n, aops[], aops_median, aops_min, aops_max, aops_cv, ...}
@@ -38,13 +38,6 @@ int repeat_stats(const double *v, unsigned n, struct repeat_stats *st);
  * ("runs/1"). NULL when no run left a result. */
 json_t *repeat_combine(json_t *const *runs, const char *const *dirs, unsigned made, unsigned asked,
                        double max_cv);
-
-/* Read RUN_DIR/runs/1..made/result.json, write RUN_DIR/result.json (and CSV
- * into csv_dir when not empty). stopped: a reason the runs ended early that
- * no run says itself (a signal between runs), or NULL. Returns the combined
- * result (the caller prints and frees it), or NULL with err set. */
-json_t *repeat_finish(const char *dir, unsigned made, unsigned asked, double max_cv,
-                      const char *stopped, const char *csv_dir, char *err, size_t errlen);
 
 /* "AOPS 212.0 (median of 3; min 199.5, max 230.4, CV 7.2 %)" into buf;
  * 0, or -1 (buf empty) when res holds no repeats. */

@@ -14,10 +14,10 @@
 #include <stdio.h>
 
 #include "../telemetry/attrib.h"
-#include "hist.h"
-#include "run.h"
 #include "../telemetry/server_check.h"
 #include "../telemetry/telemetry.h"
+#include "hist.h"
+#include "run.h"
 
 #define RESULT_SCHEMA_VERSION 1
 
@@ -72,7 +72,6 @@ void results_judge(const struct verdict_in *v, json_t *reasons);
 /* Step 3: build the whole result (runs steps 1 and 2). */
 json_t *results_build(const struct run_report *rep);
 int results_write(const json_t *result, const char *dir, char *err, size_t errlen);
-void results_print_summary(const json_t *result, const char *dir, FILE *f);
 
 /* {mean, p50, p95, p99, max} in milliseconds; nulls for an empty histogram. */
 json_t *results_latency_json(const struct hist *h);

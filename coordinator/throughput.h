@@ -14,8 +14,8 @@
 
 #include <jansson.h>
 
-#include "run.h"
 #include "../telemetry/telemetry.h"
+#include "run.h"
 
 /* Register the columns of r's workloads with the sampler (before
  * telemetry_begin); r must outlive t's sampling. */

@@ -17,11 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../workloads/workload.h"
-#include "../coordinator/commands.h"
-#include "compare_figs.h"
-#include "../coordinator/merge.h"
 #include "../coordinator/repeat.h"
+#include "../coordinator/summary.h"
+#include "../workloads/workload.h"
+#include "compare_figs.h"
+#include "report.h"
 #include "report_attrib.h"
 #include "report_html.h"
 #include "report_pctl.h"

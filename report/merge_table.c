@@ -1,45 +1,9 @@
-/* merge_table.c -- the per-host table of a merged result: one row per
- * shard, in the summary and `harness compare` (text) and in `harness
- * report` (HTML). A result without "shards" (one host) gets nothing. */
-#include <math.h>
-#include <stdio.h>
-
+/* merge_table.c -- the per-host table of a merged result in `harness
+ * report`: one row per shard (the text table of the summary and `harness
+ * compare` is coordinator/summary.c's). A result without "shards" (one
+ * host) gets nothing. */
+#include "merge_table.h"
 #include "../common/json.h"
-#include "../coordinator/merge.h"
-#include "report_html.h"
-
-static const char *num(char *buf, size_t len, const char *f, double x) {
-    if (isnan(x))
-        return "-";
-    snprintf(buf, len, f, x);
-    return buf;
-}
-
-void shards_print(const json_t *res, FILE *f) {
-    const json_t *shards = json_object_get(res, "shards");
-    if (!json_is_array(shards) || !json_array_size(shards))
-        return;
-    fprintf(f, "  per host (%zu shards on %.0f machine(s)):\n", json_array_size(shards),
-            jnum(res, "system.hosts"));
-    fprintf(f, "  %5s  %-20s %10s %10s %7s %10s %9s %20s %6s\n", "shard", "host", "containers",
-            "ops", "errors", "AOPS", "wall s", "clock offset ms", "valid");
-    size_t i;
-    const json_t *s;
-    json_array_foreach(shards, i, s) {
-        char b[7][48];
-        double off = jnum(s, "clock_offset_s"), unc = jnum(s, "clock_uncertainty_s");
-        if (!isnan(off))
-            snprintf(b[5], sizeof b[5], "%+.1f +- %.1f", off * 1000, isnan(unc) ? 0 : unc * 1000);
-        else
-            snprintf(b[5], sizeof b[5], "-");
-        fprintf(f, "  %5s  %-20.20s %10s %10s %7s %10s %9s %20s %6s\n",
-                num(b[0], 48, "%.0f", jnum(s, "shard")), jstr(s, "host") ? jstr(s, "host") : "?",
-                num(b[1], 48, "%.0f", jnum(s, "containers")), num(b[2], 48, "%.0f", jnum(s, "ops")),
-                num(b[3], 48, "%.0f", jnum(s, "errors")), num(b[4], 48, "%.2f", jnum(s, "aops")),
-                num(b[6], 48, "%.3f", jnum(s, "wall_seconds")), b[5],
-                json_is_true(json_object_get(s, "valid")) ? "yes" : "NO");
-    }
-}
 
 void shards_html(struct sbuf *b, const json_t *res) {
     const json_t *shards = json_object_get(res, "shards");

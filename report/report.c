@@ -18,11 +18,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../workloads/workload.h"
-#include "../coordinator/commands.h"
-#include "csv.h"
-#include "../coordinator/merge.h"
 #include "../coordinator/repeat.h"
+#include "../workloads/workload.h"
+#include "csv.h"
+#include "merge_table.h"
+#include "report.h"
 #include "report_attrib.h"
 #include "report_html.h"
 #include "report_kv.h"

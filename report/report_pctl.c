@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../workloads/workload.h"
 #include "../coordinator/histjson.h"
+#include "../workloads/workload.h"
 #include "report_charts.h"
 
 #define XMAX 4.0 /* p99.99 */

@@ -17,17 +17,18 @@ struct wl_check {
 struct server_check {
     const struct config *cfg;
     unsigned nwl;
-    struct wl_check w[RUN_MAX_WL];
+    struct wl_check w[CONFIG_MAX_WL];
 };
 
-struct server_check *server_check_new(const struct config *cfg, const struct run_layout *lay) {
+struct server_check *server_check_new(const struct config *cfg, const struct workload *const *wl,
+                                      unsigned nwl) {
     struct server_check *sc = calloc(1, sizeof *sc);
     if (!sc)
         return NULL;
     sc->cfg = cfg;
-    for (unsigned i = 0; i < lay->nwl; i++)
-        if (lay->wl[i]->server_count) {
-            sc->w[sc->nwl].wl = lay->wl[i];
+    for (unsigned i = 0; i < nwl && sc->nwl < CONFIG_MAX_WL; i++)
+        if (wl[i]->server_count) {
+            sc->w[sc->nwl].wl = wl[i];
             sc->w[sc->nwl].n[0] = sc->w[sc->nwl].n[1] = -1;
             sc->nwl++;
         }

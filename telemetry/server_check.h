@@ -12,13 +12,15 @@
 
 #include <jansson.h>
 
-#include "../coordinator/run.h"
+#include "../common/config.h"
+#include "../workloads/workload.h"
 
 struct server_check;
 
-/* For the run's workloads that have a server_count hook. NULL when out of
- * memory. */
-struct server_check *server_check_new(const struct config *cfg, const struct run_layout *lay);
+/* For those of the run's workloads wl[0..nwl) that have a server_count
+ * hook. NULL when out of memory. */
+struct server_check *server_check_new(const struct config *cfg, const struct workload *const *wl,
+                                      unsigned nwl);
 void server_check_before(struct server_check *sc);
 void server_check_after(struct server_check *sc);
 

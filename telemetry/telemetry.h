@@ -1,4 +1,14 @@
-/* telemetry.h -- the sampler and the system inventory, as the coordinator sees them.
+/* telemetry.h -- the telemetry layer: everything that measures the machine
+ * besides the operations themselves. The /proc and sysfs sampler with its
+ * power sources (telemetry*.c), perf counters (perfctr.c), where the CPU
+ * time went (attrib.c), the system inventory (inventory.c) and the servers'
+ * own counts (server_check.c). It may use common/, the cgroup and engine
+ * readers of containers/, and the workload descriptors (workload.h) to name
+ * what it reads; the run (coordinator/) drives it and puts its figures in
+ * the result, and it calls nothing above it.
+ *
+ * This header: the sampler and the system inventory, as the coordinator
+ * sees them.
  *
  * The coordinator owns the clock: it calls telemetry_sample() from its own
  * event loop every --sample-interval (no thread), from barrier release to the

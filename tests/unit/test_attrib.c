@@ -22,8 +22,8 @@
 
 #include "../../common/json.h"
 #include "../../containers/cgroup_acct.h"
-#include "../../telemetry/attrib.h"
 #include "../../coordinator/cmdline.h"
+#include "../../telemetry/attrib.h"
 #include "../../workloads/stack_state.h"
 #include "unit.h"
 
