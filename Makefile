@@ -25,7 +25,7 @@ OBJS     := $(LIBSRCS:%.c=build/rel/%.o)
 ASANOBJS := $(LIBSRCS:%.c=build/asan/%.o)
 UNITBINS := $(TESTS:tests/unit/%.c=build/asan/tests/%)
 
-.PHONY: all asan setup demo test test-corpus test-v2 unit integration format clean stack-up stack-down
+.PHONY: all asan bench-build setup demo test test-corpus test-v2 unit integration format clean stack-up stack-down
 all: harness
 
 harness: build/rel/cmd/main.o build/rel/libaops.a
@@ -55,6 +55,29 @@ build/asan/tests/%: tests/unit/%.c tests/unit/unit.h build/asan/libaops.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SAN) $(LAYERS:%=-I%) -o $@ $< build/asan/libaops.a $(LDLIBS)
 
+# The benchmarks' C drivers (bench/), built against the library with the
+# layers' include paths: `make test` builds them too, so a moved header can
+# no longer break one unnoticed.
+BENCHBINS := $(patsubst bench/%.c,build/bench/%,$(wildcard bench/*.c)) build/bench/telemetry_overhead
+bench-build: $(BENCHBINS)
+
+build/bench/cmdtime: bench/cmdtime.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $<
+
+build/bench/telemetry_overhead: bench/telemetry/overhead.c build/rel/libaops.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LAYERS:%=-I%) -o $@ $< build/rel/libaops.a $(LDLIBS)
+
+# Linked --as-needed: the lean search command loads only the libraries it uses.
+build/bench/search_lean: bench/search_lean.c build/rel/libaops.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LAYERS:%=-I%) -o $@ $< build/rel/libaops.a -Wl,--as-needed $(LDLIBS)
+
+build/bench/%: bench/%.c build/rel/libaops.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LAYERS:%=-I%) -o $@ $< build/rel/libaops.a $(LDLIBS)
+
 setup:
 	scripts/setup
 
@@ -66,7 +89,7 @@ demo:
 	scripts/demo
 
 # Unit tests (ASan/UBSan) and integration tests against the real stack.
-test: harness asan
+test: harness asan bench-build
 	tests/run
 
 # The ripgrep comparison on the real trees, every pattern (tens of minutes).

@@ -36,7 +36,9 @@ static int harness_child(const struct config *cfg, unsigned id, unsigned n, unsi
     }
     int errors = 0;
     for (unsigned j = 0; j < n; j++) {
-        struct op_result r = {.ttfb_ns = -1, .klass = -1};
+        struct op_result r = {.klass = -1};
+        for (unsigned h = 0; h < WL_MAX_HISTS; h++)
+            r.hist_ns[h] = -1;
         if (s3_run(st, 0, (id * 7919 + j) % nobj, &r) < 0 && errors++ == 0)
             fprintf(stderr, "s3_get: %s\n", r.err);
     }

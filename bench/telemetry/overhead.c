@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "telemetry.h"
+#include "workload.h"
 
 static double cpu_seconds(void) {
     struct timespec ts;
@@ -20,15 +21,18 @@ static double cpu_seconds(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* overhead [REPO] [SAMPLES] [INTERVAL]: REPO is found from the binary's path. */
 int main(int argc, char **argv) {
-    const char *harness_dir = argc > 1 ? argv[1] : ".";
     int n = argc > 2 ? atoi(argv[2]) : 20000;
     double interval = argc > 3 ? atof(argv[3]) : 1.0;
+    /* The defaults of a run (the repository the binary is in, its corpus
+     * and stack directories): the sampler follows the same data paths. */
     struct config c;
-    memset(&c, 0, sizeof c);
-    strcpy(c.sysroot, "/");
-    snprintf(c.harness_dir, sizeof c.harness_dir, "%s", harness_dir);
-    snprintf(c.corpus_dir, sizeof c.corpus_dir, "%s/corpus/data", harness_dir);
+    char err[256];
+    if (workloads_config_init(&c, err, sizeof err) != 0) {
+        fprintf(stderr, "overhead: %s\n", err);
+        return 2;
+    }
 
     struct telemetry *t = telemetry_new(&c);
     telemetry_begin(t, 0);
@@ -51,5 +55,6 @@ int main(int argc, char **argv) {
            100.0 * per / interval);
     json_decref(j);
     telemetry_free(t);
+    workloads_config_free(&c);
     return 0;
 }
