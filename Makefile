@@ -90,7 +90,11 @@ demo:
 	scripts/demo
 
 # Unit tests (ASan/UBSan) and integration tests against the real stack.
-test: harness asan bench-build
+# After `make demo` (which installs only the demo's part) the tests' tools are
+# installed first; on a machine that has them, setup only checks (seconds).
+test:
+	scripts/setup
+	$(MAKE) harness asan bench-build
 	tests/run
 
 # The ripgrep comparison on the real trees, every pattern (tens of minutes).
