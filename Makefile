@@ -81,19 +81,19 @@ build/bench/%: bench/%.c build/rel/libaops.a
 setup:
 	scripts/setup
 
-# Setup runs first in its own step: on a fresh machine pkg-config and the
-# libraries only exist after it, and this Makefile reads their flags when parsed.
-# The demo installs only what it needs (scripts/setup --demo); make setup, all.
+# The demo installs only what it needs, builds ./harness with a make of its own
+# (on a fresh machine pkg-config and the libraries only exist after the
+# packages, and this Makefile reads their flags when parsed), and runs; make
+# setup installs everything.
 demo:
-	scripts/setup --demo
-	$(MAKE) harness
 	scripts/demo
 
 # Unit tests (ASan/UBSan) and integration tests against the real stack.
-# After `make demo` (which installs only the demo's part) the tests' tools are
-# installed first; on a machine that has them, setup only checks (seconds).
+# After `make demo` (which installs only the demo's part) the tests' packages,
+# tools and images are installed first; on a machine that has them, this only
+# checks (seconds).
 test:
-	scripts/setup
+	scripts/setup --tests
 	$(MAKE) harness asan bench-build
 	tests/run
 
