@@ -7,9 +7,9 @@
 # OOM-killed (the limit is real); `docker-compose down -v` must leave no container, network
 # or volume of the project. When no engine answers, scripts/docker up starts dockerd and this
 # test stops it again; an engine that cannot start is a failure, never a skip.
-# The images are built by make setup (scripts/docker images); then this takes well under a
-# minute. Cold (nothing built) it builds them itself: about 20 minutes here, mostly MinIO's Go
-# build, so within make test's per-test timeout only after make setup.
+# The images are built before the suite by make test's setup (scripts/setup --tests runs
+# scripts/docker images); then this takes well under a minute. Cold (nothing built) it would
+# build them itself (`up --build`), which takes longer than the per-test timeout.
 set -u
 HERE="$(cd "$(dirname "$0")" && pwd)"
 . "$HERE/../lib.sh"

@@ -25,6 +25,8 @@ OVERLAYS=(cluster external local)
 TOOLS="$ROOT/.local/k8s-tools"
 
 # ---- tools: a real kustomize and kubernetes-validate, or a clear failure -------------------
+# Installed here on first use (a second run only checks; make test's setup installs them too).
+"$ROOT/deploy/kubernetes/tools.sh" || { echo "FAIL: deploy/kubernetes/tools.sh could not install kustomize and kubernetes-validate (above)" >&2; exit 1; }
 KUSTOMIZE=()
 if [ -x "$TOOLS/bin/kustomize" ]; then KUSTOMIZE=("$TOOLS/bin/kustomize" build)
 elif command -v kustomize >/dev/null 2>&1; then KUSTOMIZE=(kustomize build)
@@ -33,7 +35,7 @@ fi
 VALIDATE="$TOOLS/venv/bin/kubernetes-validate"
 PY="$TOOLS/venv/bin/python"
 if [ ${#KUSTOMIZE[@]} -eq 0 ] || [ ! -x "$VALIDATE" ] || [ ! -x "$PY" ]; then
-    echo "FAIL: kustomize or kubernetes-validate missing: run deploy/kubernetes/tools.sh (scripts/setup does)" >&2
+    echo "FAIL: kustomize or kubernetes-validate missing: deploy/kubernetes/tools.sh did not install them" >&2
     exit 1
 fi
 command -v jq >/dev/null 2>&1 || { echo "FAIL: jq missing" >&2; exit 1; }

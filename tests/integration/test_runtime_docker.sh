@@ -21,8 +21,11 @@ fi
 stop_engine() { [ $started = 1 ] && "$ROOT/scripts/docker" down >/dev/null 2>&1; started=0; }
 trap 'stop_engine; rm -rf "$TMP"' EXIT
 if ! docker image inspect "$IMAGE" >/dev/null 2>&1; then
-    fail "image $IMAGE is missing: scripts/docker images (make setup) builds it"
-    finish
+    # First use on this machine (make test's setup builds it before the suite too).
+    if [ "$IMAGE" != aops-harness:local ] || ! { "$ROOT/scripts/docker" base && "$ROOT/scripts/docker" images; } >"$TMP/images.log" 2>&1; then
+        fail "image $IMAGE is missing and could not be built (scripts/docker images): $(tail -n 3 "$TMP/images.log" 2>/dev/null)"
+        finish
+    fi
 fi
 # Containers this test made and left: those not there before it started (stale
 # ones of an earlier killed run may be there, and the first run removes them).
