@@ -2,8 +2,8 @@
 # Integration test for scripts/stack on a second, private stack (own dir, own ports), so the
 # main stack under .local/stack is not disturbed: up -> healthy, up twice is a no-op, a query
 # as the harness user, MinIO health and an authenticated S3 call, each server in a cgroup of its
-# own (recorded in the stack dir, holding its pid, removed on down), MinIO's metrics readable
-# without a token, down leaves nothing, stale pid files, a port already in use, credentials
+# own (recorded in the stack dir, holding its pid, removed on down), no descriptor of the
+# caller's kept open by the servers, MinIO's metrics readable without a token, down leaves nothing, stale pid files, a port already in use, credentials
 # file format and mode.
 set -u
 HERE="$(cd "$(dirname "$0")" && pwd)"
@@ -54,8 +54,13 @@ for p in "$AOPS_MINIO_PORT" "$AOPS_MINIO_CONSOLE_PORT" "$AOPS_MARIADB_PORT"; do
 done
 
 # --- up, status ------------------------------------------------------------------------------
-out="$("$STACK" up 2>&1)"; rc=$?
+# Under a lock the caller holds (/usr/bin/flock without -o: the lock's descriptor is open in
+# `stack up`): the servers it starts must not inherit the descriptor and keep the lock after
+# the command ends (everyone waiting on that lock then waited for the stack to stop).
+out="$(/usr/bin/flock "$TMP/caller.lock" "$STACK" up 2>&1)"; rc=$?
 check_eq "stack up exits 0 ($out)" 0 "$rc"
+check "the servers do not hold a lock their caller held around stack up" \
+    timeout 5 /usr/bin/flock "$TMP/caller.lock" true
 out="$("$STACK" status 2>&1)"; rc=$?
 check_eq "status exits 0 when up ($out)" 0 "$rc"
 check_contains "status: minio healthy" "minio: healthy" "$out"
