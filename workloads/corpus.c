@@ -651,8 +651,12 @@ static const char fetch_full_sh[] =
     "  cd \"$C\"; ls linux-source-6.1_*.deb >/dev/null 2>&1 || apt-get download linux-source-6.1\n"
     "  deb=$(ls linux-source-6.1_*.deb | sort -V | tail -1)\n"
     "  rm -rf x \"$P/linux.tmp\"; mkdir -p x \"$P/linux.tmp\"; dpkg-deb -x \"$deb\" x\n"
-    "  echo \"unpacking $deb\"; tar -xJf x/usr/src/linux-source-6.1.tar.xz -C \"$P/linux.tmp\" "
-    "--strip-components=1\n"
+    /* AOPS_LINUX_SUBSET: only those directories (the small profile's, when no full tree is
+     * there to hard-link from): the whole stream is still decompressed, but a tenth of it
+     * is written. */
+    "  sub=''; for d in ${AOPS_LINUX_SUBSET:-}; do sub=\"$sub linux-source-6.1/$d\"; done\n"
+    "  echo \"unpacking $deb${AOPS_LINUX_SUBSET:+ (${AOPS_LINUX_SUBSET})}\"\n"
+    "  tar -xJf x/usr/src/linux-source-6.1.tar.xz -C \"$P/linux.tmp\" --strip-components=1 $sub\n"
     "  dpkg-deb -f \"$deb\" Version > \"$P/linux.version\"; rm -rf x; mv \"$P/linux.tmp\" "
     "\"$P/linux\"\n"
     "fi\n"
@@ -680,12 +684,15 @@ static const char fetch_full_sh[] =
     "  mv \"$P/cpython.tmp\" \"$P/cpython\"\n"
     "fi\n";
 
-/* small: CPython whole, Linux's core subsystems, hard links to full. */
+/* small: CPython whole, Linux's core subsystems: hard links to the full trees when
+ * those are there, else unpacked straight from the same packages (fetch_full_sh with
+ * AOPS_LINUX_SUBSET); the same files either way. */
+#define SMALL_LINUX_DIRS "kernel mm fs/ext4 include/linux lib net/ipv4 block"
 static const char fetch_small_sh[] =
     "set -eu\n"
     "F=\"$AOPS_FULL\"; P=\"$AOPS_PDIR\"; mkdir -p \"$P\"\n"
     "if [ ! -d \"$P/linux\" ]; then rm -rf \"$P/linux.tmp\"; mkdir -p \"$P/linux.tmp\"\n"
-    "  for d in kernel mm fs/ext4 include/linux lib net/ipv4 block; do\n"
+    "  for d in " SMALL_LINUX_DIRS "; do\n"
     "    mkdir -p \"$P/linux.tmp/$(dirname $d)\"; cp -al \"$F/linux/$d\" \"$P/linux.tmp/$d\"; "
     "done\n"
     "  cp \"$F/linux.version\" \"$P/linux.version\"; mv \"$P/linux.tmp\" \"$P/linux\"; fi\n"
@@ -709,23 +716,34 @@ int corpus_fetch(const struct config *cfg, const struct search_opts *o) {
     if (cfg->profile == PROFILE_TINY) {
         rc = fetch_tiny(pdir, cfg->seed);
     } else {
-        setenv("AOPS_PDIR", full, 1);
-        setenv("AOPS_CACHE", cache, 1);
-        rc = run_sh(fetch_full_sh);
         static const char *const src[] = {"debian:linux-source-6.1",
                                           "debian:python3.11 (apt-get source)"};
-        if (rc == 0)
-            rc = write_manifest(full, "full", cfg->seed, trees, src);
-        if (rc == 0 && cfg->profile == PROFILE_SMALL) {
-            setenv("AOPS_FULL", full, 1);
+        static const char *const ssrc[] = {"debian:linux-source-6.1 (" SMALL_LINUX_DIRS ")",
+                                           "debian:python3.11 (apt-get source)"};
+        char fl[4300], fc[4300];
+        snprintf(fl, sizeof fl, "%s/linux", full);
+        snprintf(fc, sizeof fc, "%s/cpython", full);
+        int have_full = access(fl, F_OK) == 0 && access(fc, F_OK) == 0;
+        setenv("AOPS_CACHE", cache, 1);
+        if (cfg->profile == PROFILE_SMALL && !have_full) {
+            /* Straight into the small profile: no 1.5 GB Linux tree to unpack first. */
             setenv("AOPS_PDIR", pdir, 1);
-            static const char *const ssrc[] = {
-                "debian:linux-source-6.1 (kernel mm fs/ext4 include/linux lib net/ipv4 block)",
-                "debian:python3.11 (apt-get source)"};
-            rc = run_sh(fetch_small_sh);
+            setenv("AOPS_LINUX_SUBSET", SMALL_LINUX_DIRS, 1);
+            rc = run_sh(fetch_full_sh);
+            unsetenv("AOPS_LINUX_SUBSET");
+        } else {
+            setenv("AOPS_PDIR", full, 1);
+            rc = run_sh(fetch_full_sh);
             if (rc == 0)
-                rc = write_manifest(pdir, "small", cfg->seed, trees, ssrc);
+                rc = write_manifest(full, "full", cfg->seed, trees, src);
+            if (rc == 0 && cfg->profile == PROFILE_SMALL) {
+                setenv("AOPS_FULL", full, 1);
+                setenv("AOPS_PDIR", pdir, 1);
+                rc = run_sh(fetch_small_sh);
+            }
         }
+        if (rc == 0 && cfg->profile == PROFILE_SMALL)
+            rc = write_manifest(pdir, "small", cfg->seed, trees, ssrc);
     }
     if (rc < 0) {
         fprintf(stderr, "harness corpus: fetching the %s corpus into %s failed (see above)\n",
