@@ -7,8 +7,9 @@
  * are the workers), /proc/stat for the machine. The cgroups' exact totals
  * are used, not perf's task-clock, which on a VM may hold stolen time.
  *
- * "other" is the machine's busy time less steal (time the hypervisor gave
- * to another guest is nobody's here) less every component that was read:
+ * "other" is the machine's busy time (which holds no steal: time the
+ * hypervisor gave to another guest is nobody's here) less every component
+ * that was read:
  * the kernel's own threads, other processes on the machine, and a server
  * that could not be read but runs here. It may come out slightly negative
  * when the machine's tick-granular /proc/stat lags the cgroups' exact
@@ -356,6 +357,13 @@ void attrib_begin(struct attrib *a, int64_t t0_ns) {
     take(a, 0);
 }
 
+void attrib_rebase(struct attrib *a, int64_t t0_ns) {
+    if (!a || a->n != 1)
+        return;
+    a->s[0].t = (double)(a->t0 - t0_ns) / 1e9; /* the baseline, read before t0 */
+    a->t0 = t0_ns;
+}
+
 void attrib_sample(struct attrib *a, int64_t now_ns) {
     if (!a || a->n == 0)
         return;
@@ -401,7 +409,7 @@ static json_t *window_cpu(const struct attrib *a, size_t i0, size_t i1, double o
     json_t *w = json_object();
     int mok = s0->machine_ok && s1->machine_ok;
     double total = mok ? s1->total - s0->total : NAN;
-    double busy = mok ? (s1->busy - s1->steal) - (s0->busy - s0->steal) : NAN;
+    double busy = mok ? s1->busy - s0->busy : NAN; /* steal is not in it */
     double known = 0;
     for (unsigned i = 0; i < a->ncomp; i++) {
         const struct comp *c = &a->c[i];

@@ -194,12 +194,14 @@ static void test_attrib(struct config *cfg) {
     CHECKF(jstr(res, "attribution_unavailable.workers") &&
                !strcmp(jstr(res, "attribution_unavailable.workers"), "--no-cgroups: none"),
            "%s", jstr(res, "attribution_unavailable.workers"));
-    /* other = busy - steal - the components read */
-    double busy =
-        jnum(res, "attribution.run.machine.busy_s") - jnum(res, "attribution.run.machine.steal_s");
-    double sum = jnum(res, "attribution.run.other.cpu_s") + me + co +
-                 jnum(res, "attribution.run.minio.cpu_s");
-    CHECKF(fabs(sum - busy) < 1e-6, "%f %f", sum, busy);
+    /* The machine's busy time holds no steal: busy + steal fit in all the
+     * CPU time (the fixture test in test_cgroup_stat.c works it by hand). */
+    CHECKF(jnum(res, "attribution.run.machine.busy_s") +
+                   jnum(res, "attribution.run.machine.steal_s") <=
+               jnum(res, "attribution.run.machine.cpu_s") + 1e-6,
+           "busy %f steal %f total %f", jnum(res, "attribution.run.machine.busy_s"),
+           jnum(res, "attribution.run.machine.steal_s"),
+           jnum(res, "attribution.run.machine.cpu_s"));
     double share = jnum(res, "attribution.run.machine.cpu_s");
     CHECK(share > 0 && fabs(jnum(res, "attribution.run.mariadb.share") - 100 * me / share) < 1e-6);
     CHECK(jstr(res, "attribution_sources.minio") &&
