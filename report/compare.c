@@ -153,6 +153,27 @@ static void incomparable(const struct run *runs, int n, json_t *reasons) {
                      runs[i].name, workload_table[w]->name, runs[0].label, runs[0].name, key);
             json_array_append_new(reasons, json_string(line));
         }
+        for (int w = 0; workload_table[w]; w++)
+            for (const char *const *k = workload_table[w]->compare_keys; k && *k; k++) {
+                char path[256];
+                snprintf(path, sizeof path, "config.%s", *k);
+                json_t *a = jget(runs[0].r, path), *b = jget(runs[i].r, path);
+                if (same_json(a, b))
+                    continue;
+                char va[64], vb[64];
+                char *da = a ? json_dumps(a, JSON_ENCODE_ANY) : NULL;
+                char *db = b ? json_dumps(b, JSON_ENCODE_ANY) : NULL;
+                snprintf(va, sizeof va, "%s", da ? da : "(not recorded)");
+                snprintf(vb, sizeof vb, "%s", db ? db : "(not recorded)");
+                free(da);
+                free(db);
+                snprintf(line, sizeof line,
+                         "%s (%s) ran %s with %s %s, %s (%s) with %s: one operation is not the "
+                         "same work",
+                         runs[i].label, runs[i].name, workload_table[w]->name, *k, vb,
+                         runs[0].label, runs[0].name, va);
+                json_array_append_new(reasons, json_string(line));
+            }
     }
 }
 
