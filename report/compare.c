@@ -51,6 +51,10 @@ static const struct metric HEAD[] = {
     {"wall seconds", "totals.wall_seconds", 3, 1},
     {"mean power W", "telemetry.power.mean_w", 1, 1},
     {"CPU util mean %", "telemetry.cpu_util.mean", 1, 0},
+    {"steal mean %", "telemetry.steal_pct.mean", 1, 1},
+    {"served from disk", "storage.served_from_disk", 3, 0},
+    {"median finish s", "stragglers.finish.median", 3, 1},
+    {"tail share", "stragglers.tail_share", 3, 1},
 };
 #define MAX_WL 8
 static const char *STATS[] = {"mean", "p50", "p95", "p99", "max"};
