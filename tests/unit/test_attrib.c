@@ -170,9 +170,20 @@ static void test_attrib(struct config *cfg) {
     attrib_sample(a, t0 + 250000000); /* back in time: ignored */
 
     json_t *res =
-        json_pack("{s:{s:i}, s:{s:{s:f, s:f}}, s:{s:{s:i}}, s:[]}", "totals", "ops", 30, "windows",
-                  "w", "start", 0.15, "end", 0.19, "workloads", "w", "ops", 10, "warnings");
+        json_pack("{s:{s:i}, s:{s:{s:f, s:f}, s:{s:f, s:f, s:[{s:f, s:f}, {s:f, s:f}]}},"
+                  " s:{s:{s:i}, s:{s:i}}, s:[]}",
+                  "totals", "ops", 30, "windows", "w", "start", 0.15, "end", 0.19, "v", "start",
+                  0.02, "end", 0.28, "intervals", "start", 0.02, "end", 0.08, "start", 0.22, "end",
+                  0.28, "workloads", "w", "ops", 10, "v", "ops", 20, "warnings");
     attrib_results(a, res);
+    /* v's two intervals (one per cycle) are cut at the samples 0-0.1 and
+     * 0.2-0.3: the middle tenth, w's, is not in it, so v and w make the run. */
+    CHECKF(fabs(jnum(res, "attribution.v.machine.cpu_s") +
+                jnum(res, "attribution.w.machine.cpu_s") -
+                jnum(res, "attribution.run.machine.cpu_s")) < 1e-9,
+           "v %f + w %f vs run %f", jnum(res, "attribution.v.machine.cpu_s"),
+           jnum(res, "attribution.w.machine.cpu_s"), jnum(res, "attribution.run.machine.cpu_s"));
+    CHECK(jnum(res, "attribution.v.intervals") == 2);
     /* the window is cut at the samples around it: 0.1 to 0.2 */
     CHECK(fabs(jnum(res, "attribution.w.sampled_from") - 0.1) < 1e-9);
     CHECK(fabs(jnum(res, "attribution.w.sampled_to") - 0.2) < 1e-9);
