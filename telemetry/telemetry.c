@@ -49,6 +49,7 @@ struct telemetry {
 
     int started;
     int64_t t0, prev_ns;
+    int64_t base_ns;       /* when the baselines were read */
     double span_a, span_b; /* the run's span: its figures cover exactly this */
     struct cpu_times prev_cpu;
     int prev_cpu_ok;
@@ -233,7 +234,7 @@ void telemetry_begin(struct telemetry *t, int64_t t0_ns) {
     double j;
     if (!t)
         return;
-    t->t0 = t->prev_ns = t0_ns;
+    t->t0 = t->prev_ns = t->base_ns = t0_ns;
     t->prev_cpu_ok = read_cpu(t, &t->prev_cpu) == 0;
     t->prev_disk_ok = read_disk(t, &t->prev_disk) == 0;
     power_read(&t->power, &j); /* baseline */
@@ -350,7 +351,7 @@ void telemetry_rebase(struct telemetry *t, int64_t t0_ns) {
 }
 
 double telemetry_baseline_s(const struct telemetry *t) {
-    return t && t->started ? (double)(t->prev_ns - t->t0) / 1e9 : NAN;
+    return t && t->started ? (double)(t->base_ns - t->t0) / 1e9 : NAN;
 }
 
 double telemetry_mean_power(const struct telemetry *t) {

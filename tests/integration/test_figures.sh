@@ -82,7 +82,7 @@ check "aops_at_median: the completions by the median over it" \
     jq -e '.stragglers.aops_at_median > 0 and .stragglers.ops_at_median <= .totals.ops' "$R"
 "$HARNESS" report "$TMP/c3" -o "$TMP/c3.html" >/dev/null 2>&1
 check "the report draws the finish times and each cycle's interval" \
-    bash -c "grep -q 'id=\"finish-times\"' '$TMP/c3.html' && [ \$(grep -o 'class=\"span0\"' '$TMP/c3.html' | wc -l) -ge 3 ]"
+    bash -c "grep -q 'data-chart=\"finish-times\"' '$TMP/c3.html' && [ \$(grep -o 'class=\"span0\"' '$TMP/c3.html' | wc -l) -ge 3 ]"
 
 # ---- --phase-barrier ---------------------------------------------------------------------------
 run bar --cycles 2 --phase-barrier
@@ -91,8 +91,8 @@ check_eq "barrier: valid ($(tail -2 "$TMP/bar.log" | tr '\n' ' '))" true "$(jq_ 
 check "barrier: recorded in config" jq -e '.config.phase_barrier == true' "$R"
 check "barrier: no window shares a moment ($(jq -c '[.windows[] | .overlap_share]' "$R"))" jq -e '[.windows[] | .overlap_share == 0] | all' "$R"
 check "barrier: each cycle's phases in order, none before the last ended" jq -e '
-    [range(0; 2) as $c | .windows.s3.intervals[$c].end <= .windows.db.intervals[$c].start
-        and .windows.db.intervals[$c].end <= .windows.search.intervals[$c].start] | all
+    ([range(0; 2) as $c | .windows.s3.intervals[$c].end <= .windows.db.intervals[$c].start
+        and .windows.db.intervals[$c].end <= .windows.search.intervals[$c].start] | all)
     and .windows.search.intervals[0].end <= .windows.s3.intervals[1].start' "$R"
 "$HARNESS" --containers $N --profile tiny --schedule interleaved --phase-barrier --out "$TMP/badbar" --quiet >"$TMP/badbar.log" 2>&1
 check_eq "barrier with an interleaved schedule: exit 2" 2 $?
