@@ -42,6 +42,9 @@ int db_cold_start(const struct config *cfg, char *note, size_t len) {
             dup2(fd, 1);
             dup2(fd, 2);
         }
+        /* The server outlives this run: it must hold nothing of ours (a
+         * flock(1) lock the harness runs under would be held for as long). */
+        close_range(3, ~0U, 0);
         execl(script, script, "restart", "mariadb", (char *)NULL);
         _exit(127);
     }

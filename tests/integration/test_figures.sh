@@ -99,13 +99,20 @@ check_eq "barrier with an interleaved schedule: exit 2" 2 $?
 
 # ---- --cache cold ------------------------------------------------------------------------------
 pid0=$(cat "$ROOT/.local/stack/mariadb/mariadbd.pid" 2>/dev/null)
+# The restarted server must not inherit the run's descriptors: a flock(1) lock around the run
+# would be held as long as MariaDB runs (seen: the machine's test lock held by mariadbd).
+exec 7>"$TMP/held.lock"
+flock 7
 run cold --cache cold
+exec 7>&-
 R=$TMP/cold/result.json
 check_eq "cold: valid ($(tail -2 "$TMP/cold.log" | tr '\n' ' '))" true "$(jq_ .valid "$R")"
 pid1=$(cat "$ROOT/.local/stack/mariadb/mariadbd.pid" 2>/dev/null)
 check "cold: MariaDB restarted (pid $pid0 -> $pid1) and the page cache dropped" \
     jq -e --arg a "$pid0" --arg b "$pid1" '.config.cache == "cold" and .config.cache_cold.page_cache_dropped == true
         and .config.cache_cold.servers.db.status == "restarted" and $a != $b' "$R"
+check "cold: the restarted MariaDB holds no descriptor of the run's (a lock around it is free)" \
+    flock -n "$TMP/held.lock" true
 check "cold: the S3 window read most of its bytes from the disk ($(jq_ .windows.s3.served_from_disk "$R"))" \
     jq -e '.windows.s3.served_from_disk > 0.5' "$R"
 check "cold: storage figures for the run" jq -e '.storage.dataset_bytes > 0 and .storage.dataset_to_memory > 0 and .storage.served_from_disk != null' "$R"
