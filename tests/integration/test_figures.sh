@@ -113,8 +113,13 @@ check "cold: MariaDB restarted (pid $pid0 -> $pid1) and the page cache dropped" 
         and .config.cache_cold.servers.db.status == "restarted" and $a != $b' "$R"
 check "cold: the restarted MariaDB holds no descriptor of the run's (a lock around it is free)" \
     flock -n "$TMP/held.lock" true
-check "cold: the S3 window read most of its bytes from the disk ($(jq_ .windows.s3.served_from_disk "$R"))" \
-    jq -e '.windows.s3.served_from_disk > 0.5' "$R"
+# Against the warm --cycles 3 run above (its S3 window: about 1 % from the disk). On the tiny
+# profile's 1-50 KiB objects the cold share varies between runs (0.37 to 1.9 seen here); a
+# small run's S3 window read 109 % of its bytes from the disk (NOTE-24), tiny is what the
+# suite can afford.
+warm=$(jq_ .windows.s3.served_from_disk "$TMP/c3/result.json")
+check "cold: the S3 window read far more from the disk ($(jq_ .windows.s3.served_from_disk "$R")) than warm ($warm)" \
+    jq -e --argjson w "$warm" '.windows.s3.served_from_disk > 0.25 and .windows.s3.served_from_disk > 10 * $w' "$R"
 check "cold: storage figures for the run" jq -e '.storage.dataset_bytes > 0 and .storage.dataset_to_memory > 0 and .storage.served_from_disk != null' "$R"
 out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$HARNESS" --containers 1 --profile tiny --cache cold --out "$TMP/nr" 2>&1)
 rc=$?
