@@ -77,12 +77,17 @@ void figures_warnings(json_t *res) {
         if (isfinite(ds) && isfinite(mem) && mem > 0)
             snprintf(fit, sizeof fit, " (the data set is %.2f GiB, %.0f %% of the memory)",
                      ds / 1073741824.0, 100 * ds / mem);
+        const char *cache = jstr(res, "storage.cache");
+        int cold = cache && !strcmp(cache, "cold");
         json_array_append_new(
             warnings,
             json_sprintf("storage: the disks served %.1f %% of the bytes the workloads read%s, "
-                         "so the storage figures mostly measure the page cache (--cache cold, "
-                         "or a data set larger than memory, reads from the drives)",
-                         100 * served, fit));
+                         "so the storage figures mostly measure the page cache %s",
+                         100 * served, fit,
+                         cold ? "even after --cache cold: the workloads read the same data more "
+                                "than once (a data set larger than memory reads from the drives)"
+                              : "(--cache cold, or a data set larger than memory, reads from "
+                                "the drives)"));
     }
 }
 
