@@ -463,19 +463,9 @@ static void telemetry_section(struct sbuf *b, const json_t *r) {
         free(y[i]);
 }
 
-static void windows_section(struct sbuf *b, const json_t *r) {
-    if (!json_is_object(json_object_get(r, "windows")))
-        return;
-    sb_puts(b,
-            "<h2>Windows</h2>\n<p>A window is the union of its workload's per-cycle intervals; "
-            "shared: the share of it when another workload ran too; alone: its CPU over the rest; "
-            "disk: the share of the bytes the workloads read that the disks served.</p>\n"
-            "<table id=\"windows\"><tr><th>window</th><th>start s</th><th>end s</th>"
-            "<th>CPU mean %</th><th>CPU peak %</th><th>read mean</th><th>read peak</th>"
-            "<th>IOPS mean</th><th>IOPS peak</th><th>seconds</th><th>shared</th>"
-            "<th>alone s</th><th>alone CPU %</th><th>steal %</th><th>disk</th></tr>\n");
-    const char *WL[MAX_WL];
-    size_t nw = workload_keys(json_object_get(r, "windows"), WL, MAX_WL);
+/* One table of windows.<w>.<f[j]> (bytes columns as bytes per second). */
+static void window_rows(struct sbuf *b, const json_t *r, const char *const *WL, size_t nw,
+                        const char *const *f, const int *dec, size_t nf, unsigned bytes_cols) {
     for (size_t w = 0; w < nw; w++) {
         char k[96];
         snprintf(k, sizeof k, "windows.%s", WL[w]);
@@ -484,25 +474,10 @@ static void windows_section(struct sbuf *b, const json_t *r) {
         sb_puts(b, "<tr><td>");
         sb_esc(b, WL[w]);
         sb_puts(b, "</td>");
-        static const char *f[] = {"start",
-                                  "end",
-                                  "cpu_util.mean",
-                                  "cpu_util.peak",
-                                  "read_Bps.mean",
-                                  "read_Bps.peak",
-                                  "read_iops.mean",
-                                  "read_iops.peak",
-                                  "seconds",
-                                  "overlap_share",
-                                  "exclusive.seconds",
-                                  "exclusive.cpu_util.mean",
-                                  "steal_pct.mean",
-                                  "served_from_disk"};
-        static const int dec[] = {3, 3, 1, 1, 0, 0, 0, 0, 3, 3, 3, 1, 1, 3};
-        for (size_t j = 0; j < sizeof f / sizeof f[0]; j++) {
+        for (size_t j = 0; j < nf; j++) {
             snprintf(k, sizeof k, "windows.%s.%s", WL[w], f[j]);
             sb_puts(b, "<td>");
-            if (j == 4 || j == 5)
+            if (bytes_cols >> j & 1)
                 bytes_at(b, r, k, "/s");
             else
                 num_at(b, r, k, dec[j]);
@@ -511,6 +486,31 @@ static void windows_section(struct sbuf *b, const json_t *r) {
         sb_puts(b, "</tr>\n");
     }
     sb_puts(b, "</table>\n");
+}
+
+static void windows_section(struct sbuf *b, const json_t *r) {
+    if (!json_is_object(json_object_get(r, "windows")))
+        return;
+    const char *WL[MAX_WL];
+    size_t nw = workload_keys(json_object_get(r, "windows"), WL, MAX_WL);
+    sb_puts(b, "<h2>Windows</h2>\n<p>A window is the union of its workload's per-cycle intervals; "
+               "shared: the share of it when another workload ran too; alone: the rest, and its "
+               "CPU; disk: the share of the bytes the workloads read that the disks served.</p>\n"
+               "<table id=\"windows\"><tr><th>window</th><th>start s</th><th>end s</th>"
+               "<th>CPU mean %</th><th>CPU peak %</th><th>read mean</th><th>read peak</th>"
+               "<th>IOPS mean</th><th>IOPS peak</th></tr>\n");
+    static const char *f[] = {"start",         "end",           "cpu_util.mean",  "cpu_util.peak",
+                              "read_Bps.mean", "read_Bps.peak", "read_iops.mean", "read_iops.peak"};
+    static const int dec[] = {3, 3, 1, 1, 0, 0, 0, 0};
+    window_rows(b, r, WL, nw, f, dec, 8, 1u << 4 | 1u << 5);
+    /* How much of each window was its own: a table of its own, to fit an A4 page. */
+    sb_puts(b, "<table id=\"windows-shares\"><tr><th>window</th><th>seconds</th><th>shared</th>"
+               "<th>alone s</th><th>alone CPU %</th><th>steal %</th><th>disk</th></tr>\n");
+    static const char *g[] = {"seconds",           "overlap_share",
+                              "exclusive.seconds", "exclusive.cpu_util.mean",
+                              "steal_pct.mean",    "served_from_disk"};
+    static const int gdec[] = {3, 3, 3, 1, 1, 3};
+    window_rows(b, r, WL, nw, g, gdec, 6, 0);
 }
 
 static void system_section(struct sbuf *b, const json_t *r) {

@@ -74,10 +74,11 @@ EOF
 check "means recomputed from the series over [0, wall] ($(python3 "$TMP/means.py" "$R" | tr '\n' ';'))" python3 "$TMP/means.py" "$R"
 check "the run's span is [0, wall]" jq -e '.telemetry.span.start == 0 and (.telemetry.span.end - .totals.wall_seconds | fabs) < 1e-9' "$R"
 check "steal_pct for the run and each window" jq -e '(.telemetry.steal_pct.mean != null) and ([.windows[] | .steal_pct.mean != null] | all)' "$R"
+# (result.json keeps 10 significant digits: the recomputed median may differ in the last)
 check "stragglers from the containers' finish times" jq -e '. as $r | [.containers[].seconds] | sort as $f
     | (($f[0] + $f[1]) / 2) as $m
-    | (($m - $r.stragglers.finish.median) | fabs) < 1e-9 and $r.stragglers.finish.last == $f[-1]
-      and (($r.stragglers.tail_share - ($f[-1] - $m) / $f[-1]) | fabs) < 1e-9' "$R"
+    | (($m - $r.stragglers.finish.median) | fabs) < 1e-6 and (($r.stragglers.finish.last - $f[-1]) | fabs) < 1e-9
+      and (($r.stragglers.tail_share - ($f[-1] - $m) / $f[-1]) | fabs) < 1e-6' "$R"
 check "aops_at_median: the completions by the median over it" \
     jq -e '.stragglers.aops_at_median > 0 and .stragglers.ops_at_median <= .totals.ops' "$R"
 "$HARNESS" report "$TMP/c3" -o "$TMP/c3.html" >/dev/null 2>&1
