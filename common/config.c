@@ -160,6 +160,11 @@ const struct opt_row config_rows[] = {
     {"seed", OPT_U64, F(seed), 0, 0, "1", NULL, NULL, 0, NULL, "seed for schedules and data"},
     {"schedule", OPT_CHOICE, F(schedule), 0, 0, "phased", "phased|interleaved", NULL, 0, NULL,
      "each worker's workloads one after the other, or shuffled together"},
+    {"phase-barrier", OPT_FLAG, F(phase_barrier), 0, 0, NULL, NULL, NULL, 0, NULL,
+     "phased: every worker ends a phase before any starts the next (clean windows; AOPS "
+     "includes the waits)"},
+    {"cache", OPT_CHOICE, F(cache), 0, 0, "asis", "asis|cold", NULL, 0, NULL,
+     "cold: drop the page cache and restart a local MariaDB before the start (needs root)"},
     {"workloads", OPT_STR, F(workloads), 0, 0, NULL, NULL, NULL, 0, NULL,
      "comma list of workloads to run (all real ones)"},
     {"out", OPT_STR, F(out), 0, 0, NULL, NULL, NULL, 0, NULL,

@@ -33,6 +33,7 @@ struct server_override {
 enum profile { PROFILE_FULL = 0, PROFILE_SMALL, PROFILE_TINY };
 enum schedule { SCHED_PHASED = 0, SCHED_INTERLEAVED };
 enum runtime_kind { RUNTIME_CGROUP = 0, RUNTIME_DOCKER };
+enum cache_policy { CACHE_ASIS = 0, CACHE_COLD };
 
 struct config {
     /* The run. containers[] holds one entry, or several for a sweep. */
@@ -45,9 +46,11 @@ struct config {
     double cpus_per_container; /* 0: no CPU limit */
     uint64_t seed;
     enum schedule schedule;
-    char workloads[128]; /* --workloads as given: a comma list of registry names */
-    unsigned wl_mask;    /* the same, resolved once: bit i = registry entry i runs */
-    char out[4096];      /* run directory */
+    int phase_barrier;       /* every worker ends a phase before any starts the next */
+    enum cache_policy cache; /* cold: page cache dropped, servers restarted, before the start */
+    char workloads[128];     /* --workloads as given: a comma list of registry names */
+    unsigned wl_mask;        /* the same, resolved once: bit i = registry entry i runs */
+    char out[4096];          /* run directory */
     int quiet;
     int no_cgroups;
     int force;

@@ -93,8 +93,10 @@ int cpu_parse_stat(const char *buf, struct cpu_times *out) {
     uint64_t total = 0;
     for (int i = 0; i < 8; i++)
         total += v[i];
+    /* Steal is time the hypervisor gave another guest while this one wanted
+     * the CPU: nobody's work here, so not busy (the CPU was not ours). */
     out->total = total;
-    out->busy = total - v[3] - v[4];
+    out->busy = total - v[3] - v[4] - v[7];
     out->steal = v[7];
     return 0;
 }

@@ -32,7 +32,7 @@ char *fs_trim(char *s);
 
 /* Jiffies of the aggregate "cpu" line of /proc/stat. */
 struct cpu_times {
-    uint64_t busy;  /* total - idle - iowait (steal included) */
+    uint64_t busy;  /* total - idle - iowait - steal */
     uint64_t total; /* user..steal; guest is already inside user */
     uint64_t steal; /* time a hypervisor ran something else while we wanted the CPU */
 };

@@ -54,9 +54,9 @@ int pidstat_read(const char *sysroot, pid_t pid, int tree, struct cpu_time *out,
 
 /* The machine's CPU time summed over all CPUs, from <sysroot>/proc/stat. */
 struct machine_time {
-    double busy_s;  /* everything but idle and iowait (steal included) */
-    double total_s; /* busy + idle + iowait: wall time x online CPUs */
-    double steal_s; /* of busy_s: time a hypervisor gave to someone else */
+    double busy_s;  /* everything but idle, iowait and steal */
+    double total_s; /* busy + idle + iowait + steal: wall time x online CPUs */
+    double steal_s; /* time a hypervisor gave to someone else (not in busy_s) */
 };
 
 int machine_cpu_read(const char *sysroot, struct machine_time *out, char *why, size_t whylen);

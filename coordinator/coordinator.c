@@ -33,6 +33,8 @@
 #include "cmdline.h"
 #include "commands.h"
 #include "opsrate.h"
+#include "phasebar.h"
+#include "policy.h"
 #include "repeat.h"
 #include "results.h"
 #include "run.h"
@@ -115,6 +117,9 @@ struct coord {
     struct opsrate rate;             /* completions per wall-clock second */
     double t0_wall;                  /* the release by the wall clock */
     const struct result_exports *ex; /* --csv: formats beside result.json */
+    json_t *cache;                   /* --cache cold: what was restarted and dropped */
+    uint32_t bar_next;               /* --phase-barrier: the next barrier to release */
+    int ready_eof;                   /* the ready channel has no writer left */
 };
 
 static void kill_all(struct coord *c) {
@@ -202,6 +207,8 @@ static int coord_setup(struct coord *c, const struct config *cfg) {
     c->reasons = json_array();
     c->warnings = json_array();
     c->servers = json_object();
+    /* --cache cold: servers restarted before anything reads their state. */
+    c->cache = policy_cold_servers(cfg, c->warnings);
     c->we = calloc(cfg->n, sizeof *c->we);
     if (!c->we) {
         fprintf(stderr, "harness: out of memory for %u workers\n", cfg->n);
@@ -414,10 +421,13 @@ static void coord_barrier(struct coord *c) {
     }
     if (!failed && c->code == 0 && !c->interrupted) {
         c->sh.ready_at = wall_now();
+        char err[512];
+        if (policy_drop_caches(cfg, c->cache, err, sizeof err) != 0)
+            invalid(c, err);
         /* Every worker has connected and checked its data; read before any
          * wait for --start-at, so the release itself is not delayed. */
         server_check_before(c->sc);
-        if (cfg->start_at > 0)
+        if (cfg->start_at > 0 && !c->code)
             coord_wait_start(c);
     }
     if (failed) {
@@ -433,11 +443,16 @@ static void coord_barrier(struct coord *c) {
                     (double)(now_ns() - c->t_launch) / 1e9);
         for (unsigned i = 0; i < cfg->n; i++)
             atomic_store(&run_slot(&c->r, i)->go, 1);
+        /* The baselines first (every CPU's and component's counters can take
+         * a while), then the clock, then the release: AOPS times the run,
+         * not the reading. The samples count from the release. */
+        telemetry_begin(c->tel, now_ns());
+        attrib_begin(c->at, now_ns());
         c->t0 = now_ns();
         c->t0_wall = wall_now();
+        telemetry_rebase(c->tel, c->t0);
+        attrib_rebase(c->at, c->t0);
         opsrate_begin(&c->rate, c->t0, c->t0_wall);
-        telemetry_begin(c->tel, c->t0);
-        attrib_begin(c->at, c->t0);
         runtime_release(c->rt); /* the barrier */
         c->released = 1;
     }
@@ -459,9 +474,17 @@ static void coord_loop(struct coord *c) {
         if (opsrate_due(&c->rate) < due)
             due = opsrate_due(&c->rate);
         int ms = due > now ? (int)((due - now) / 1000000) + 1 : 0;
-        struct pollfd p = {c->sfd, POLLIN, 0};
-        poll(&p, 1, ms);
+        struct pollfd p[2] = {{c->sfd, POLLIN, 0}, {c->ready_rd, POLLIN, 0}};
+        poll(p, cfg->phase_barrier && !c->ready_eof ? 2 : 1, ms);
         handle_signals(c);
+        if (cfg->phase_barrier) { /* a worker reached a barrier, or one ended */
+            char buf[256];
+            ssize_t k;
+            while ((k = read(c->ready_rd, buf, sizeof buf)) > 0)
+                ;
+            c->ready_eof |= k == 0; /* every worker has closed it: poll no more */
+            phasebar_poll(&c->r, c->we, c->forked, &c->bar_next);
+        }
         now = now_ns();
         if (now >= opsrate_due(&c->rate))
             opsrate_sample(&c->rate, now, run_completed(&c->r, c->forked));
@@ -556,6 +579,7 @@ static void coord_write(struct coord *c, int64_t t_start) {
         .attrib = c->at,
         .server_check = c->sc,
         .t0_epoch = c->released ? c->t0_wall : 0,
+        .cache = c->cache,
     };
     json_t *res = results_build(&rep);
     if (!res) {
@@ -607,6 +631,7 @@ static void coord_teardown(struct coord *c) {
     json_decref(c->reasons);
     json_decref(c->warnings);
     json_decref(c->servers);
+    json_decref(c->cache);
     telemetry_free(c->tel);
     attrib_free(c->at);
     server_check_free(c->sc);
@@ -622,6 +647,7 @@ static int run_point(const struct config *cfg, int64_t t_start, const struct res
     struct coord c;
     memset(&c, 0, sizeof c);
     c.ex = ex;
+    c.bar_next = 1;
     int rc = coord_setup(&c, cfg);
     if (rc != 0) {
         coord_teardown(&c);
@@ -784,7 +810,8 @@ static int run_repeated(struct config *cfg, int64_t t_start, json_t **repeats,
 static int run_cmd(struct config *cfg, int64_t t_start, const struct result_exports *ex) {
     char err[1024];
     if (shard_check(cfg, err, sizeof err) != 0 ||
-        attrib_check_overrides(cfg, err, sizeof err) != 0) {
+        attrib_check_overrides(cfg, err, sizeof err) != 0 ||
+        policy_check(cfg, err, sizeof err) != 0) {
         fprintf(stderr, "harness: %s\n", err);
         return EXIT_USAGE;
     }

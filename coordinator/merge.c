@@ -13,8 +13,11 @@
 #include "../common/json.h"
 #include "../common/walltime.h"
 #include "../workloads/workload.h"
+#include "figures.h"
+#include "fleet.h"
 #include "histjson.h"
 #include "results.h"
+#include "windows.h"
 
 #ifndef AOPS_GIT
 #define AOPS_GIT "unknown"
@@ -26,7 +29,8 @@ struct shard_in {
     unsigned index;
     int host_first; /* the first shard seen on its machine */
     int released;
-    int64_t rel_ns, end_ns; /* release and last completion, epoch ns */
+    int64_t rel_ns, end_ns; /* release and last completion, epoch ns, on the common clock */
+    double offset_s;        /* its clock's measured offset, applied to rel_ns and end_ns */
 };
 
 static void add(json_t *arr, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -337,48 +341,6 @@ static void merge_workloads(struct shard_in *u, size_t nu, json_t *res, json_t *
     json_object_set_new(hists, "workloads", hw);
 }
 
-/* windows: each workload's first start and last end anywhere, in seconds
- * from the common release and in epoch ns. */
-static json_t *merge_windows(struct shard_in *u, size_t nu, int64_t rel_ns) {
-    json_t *out = json_object();
-    for (size_t i = 0; i < nu; i++) {
-        const char *name;
-        json_t *w;
-        if (!u[i].released)
-            continue;
-        json_object_foreach(json_object_get(u[i].r, "windows"), name, w) {
-            double a = jnum(w, "start"), b = jnum(w, "end");
-            if (isnan(a) || isnan(b))
-                continue;
-            int64_t sa = u[i].rel_ns + llround(a * 1e9), sb = u[i].rel_ns + llround(b * 1e9);
-            json_t *m = json_object_get(out, name);
-            if (!m) {
-                m = json_pack("{s:I, s:I}", "start_at_ns", (json_int_t)sa, "end_at_ns",
-                              (json_int_t)sb);
-                json_object_set_new(out, name, m);
-            }
-            if (sa < json_integer_value(json_object_get(m, "start_at_ns")))
-                json_object_set_new(m, "start_at_ns", json_integer((json_int_t)sa));
-            if (sb > json_integer_value(json_object_get(m, "end_at_ns")))
-                json_object_set_new(m, "end_at_ns", json_integer((json_int_t)sb));
-        }
-    }
-    const char *name;
-    json_t *m;
-    json_object_foreach(out, name, m) {
-        json_object_set_new(
-            m, "start",
-            json_real((double)(json_integer_value(json_object_get(m, "start_at_ns")) - rel_ns) /
-                      1e9));
-        json_object_set_new(
-            m, "end",
-            json_real((double)(json_integer_value(json_object_get(m, "end_at_ns")) - rel_ns) /
-                      1e9));
-        json_object_set_new(m, "per_host", json_string("shards[].windows"));
-    }
-    return out;
-}
-
 /* ops_per_second added second by second in absolute time. */
 static json_t *merge_rate(struct shard_in *u, size_t nu, json_t *warnings) {
     json_int_t start = INT64_MAX, end = INT64_MIN;
@@ -477,59 +439,27 @@ static json_t *merge_system(struct shard_in *u, size_t nu, unsigned hosts) {
     return s;
 }
 
-/* telemetry: power summed over machines when every one has it; CPU
- * utilisation averaged over machines (peak: the highest); read rates
- * summed. The series stay per host. */
-static json_t *merge_telemetry(struct shard_in *u, size_t nu, unsigned hosts, double *watts) {
-    double power = 0, cpu = 0, cpu_peak = NAN, rbps = 0, riops = 0;
-    int power_ok = 1, cpu_ok = 1, rd_ok = 1;
-    char why[1024] = "";
-    for (size_t i = 0; i < nu; i++) {
-        if (!u[i].host_first)
-            continue;
-        double w = jnum(u[i].r, "telemetry.power.mean_w");
-        if (!isfinite(w) && power_ok) {
-            const char *r = jstr(u[i].r, "telemetry.power_unavailable_reason");
-            snprintf(why, sizeof why, "no power reading on shard %u (%s): %s", u[i].index,
-                     host_of(&u[i]), r ? r : "none recorded");
-            power_ok = 0;
-        }
-        power += isfinite(w) ? w : 0;
-        double c = jnum(u[i].r, "telemetry.cpu_util.mean"),
-               cp = jnum(u[i].r, "telemetry.cpu_util.peak");
-        cpu_ok &= isfinite(c);
-        cpu += isfinite(c) ? c : 0;
-        if (isfinite(cp) && !(cp <= cpu_peak))
-            cpu_peak = cp;
-        double rb = jnum(u[i].r, "telemetry.read_Bps.mean"),
-               ri = jnum(u[i].r, "telemetry.read_iops.mean");
-        rd_ok &= isfinite(rb) && isfinite(ri);
-        rbps += isfinite(rb) ? rb : 0;
-        riops += isfinite(ri) ? ri : 0;
-    }
-    int any = hosts > 0;
-    *watts = power_ok && any ? power : NAN;
-    json_t *t = json_object();
-    json_object_set_new(t, "per_host", json_string("shards[].telemetry"));
-    json_object_set_new(t, "cpu_util",
-                        json_pack("{s:o, s:o}", "mean",
-                                  json_num_or_null(cpu / hosts, cpu_ok && any), "peak",
-                                  json_num_or_null(cpu_peak, cpu_ok && any)));
-    json_object_set_new(
-        t, "read_Bps",
-        json_pack("{s:o, s:n}", "mean", json_num_or_null(rbps, rd_ok && any), "peak"));
-    json_object_set_new(
-        t, "read_iops",
-        json_pack("{s:o, s:n}", "mean", json_num_or_null(riops, rd_ok && any), "peak"));
-    json_object_set_new(t, "power",
-                        power_ok && any
-                            ? json_pack("{s:s, s:f, s:n, s:i}", "source", "sum over the hosts",
-                                        "mean_w", power, "peak_w", "hosts", (int)hosts)
-                            : json_null());
-    json_object_set_new(t, "power_unavailable_reason",
-                        power_ok && any ? json_null() : json_string(any ? why : "no host"));
-    json_object_set_new(t, "series", json_array());
-    return t;
+/* storage{} of the fleet: what the disks read over what the workloads read. */
+static void merge_storage(json_t *res, const struct series *ser, int ok, double wall) {
+    double wl = 0;
+    for (int t = 0; workload_table[t]; t++)
+        for (unsigned c = 0; c < workload_table[t]->ncounters; c++)
+            if (workload_table[t]->counters[c].unit == WL_BYTES) {
+                char path[256];
+                snprintf(path, sizeof path, "workloads.%s.%s", workload_table[t]->name,
+                         workload_table[t]->counters[c].key);
+                double b = jnum(res, path);
+                wl += isfinite(b) ? b : 0;
+            }
+    struct span run = {0, wall};
+    struct series_col c = series_column(ser, series_find_col(ser, "read_Bps"));
+    double disk = ok && wall > 0 ? series_integral(&c, &run, 1) : NAN;
+    double served = windows_served(disk, wl);
+    json_object_set_new(res, "storage",
+                        json_pack("{s:o, s:f, s:o}", "disk_read_bytes",
+                                  json_num_or_null(round(disk), isfinite(disk)),
+                                  "workload_read_bytes", wl, "served_from_disk",
+                                  json_num_or_null(round(served * 1e4) / 1e4, isfinite(served))));
 }
 
 static json_t *shard_entry(const struct shard_in *s) {
@@ -634,8 +564,10 @@ json_t *merge_results(json_t *const *in, const char *const *names, size_t n) {
         json_t *rel = json_object_get(u[i].sh, "released_at_ns");
         double wall = jnum(u[i].r, "totals.wall_seconds");
         if (json_is_integer(rel) && isfinite(wall)) {
+            /* On the reference's clock: server time = local + offset. */
             u[i].released = 1;
-            u[i].rel_ns = json_integer_value(rel);
+            u[i].offset_s = fleet_offset(u[i].r);
+            u[i].rel_ns = json_integer_value(rel) + llround(u[i].offset_s * 1e9);
             u[i].end_ns = u[i].rel_ns + llround(wall * 1e9);
             rel_ns = u[i].rel_ns < rel_ns ? u[i].rel_ns : rel_ns;
             end_ns = u[i].end_ns > end_ns ? u[i].end_ns : end_ns;
@@ -648,8 +580,21 @@ json_t *merge_results(json_t *const *in, const char *const *names, size_t n) {
     double ncores = jnum(cores, "physical_cores");
     if (nu && isnan(ncores))
         add(warnings, "per-core AOPS unavailable: a host does not know its physical cores");
+    /* The fleet's clock and series: telemetry, windows, stragglers (fleet.h). */
+    struct fleet_shard *fs = calloc(nu ? nu : 1, sizeof *fs);
+    for (size_t i = 0; fs && i < nu; i++)
+        fs[i] = (struct fleet_shard){u[i].r,        u[i].index,  u[i].host_first,
+                                     u[i].released, u[i].rel_ns, u[i].offset_s};
+    struct series ser;
+    int ser_ok = fs && released && fleet_series(fs, nu, rel_ns, &ser) == 0;
+    if (!ser_ok && fs && released)
+        series_free(&ser);
+    if (!ser_ok)
+        series_init(&ser);
     double watts;
-    json_t *telemetry = merge_telemetry(u, nu, hosts, &watts);
+    char pwhy[1024];
+    json_t *telemetry = fleet_telemetry(fs, fs ? nu : 0, &ser, ser_ok, released ? wall : 0, &watts,
+                                        pwhy, sizeof pwhy);
     json_t *totals =
         json_pack("{s:I, s:I, s:I, s:o, s:o, s:o, s:o}", "ops", (json_int_t)ops, "errors",
                   (json_int_t)errors, "expected_ops", (json_int_t)expected, "wall_seconds",
@@ -688,11 +633,26 @@ json_t *merge_results(json_t *const *in, const char *const *names, size_t n) {
             json_object_set_new(x, "shard", json_integer(u[i].index));
             json_array_append_new(containers_arr, x);
         }
-        json_array_append_new(shards, shard_entry(&u[i]));
+        json_t *e = shard_entry(&u[i]);
+        if (u[i].released) { /* its release on the common clock, and by how much it moved */
+            json_object_set_new(e, "clock_offset_applied_s", json_real(u[i].offset_s));
+            json_object_set_new(e, "aligned_released_at_ns", json_integer(u[i].rel_ns));
+        }
+        json_array_append_new(shards, e);
     }
+    json_object_set_new(res, "stragglers",
+                        released && fs
+                            ? fleet_stragglers(containers_arr, fs, nu, rel_ns, &ser, ser_ok)
+                            : json_null());
     json_object_set_new(res, "containers", containers_arr);
-    json_object_set_new(res, "windows", merge_windows(u, nu, rel_ns));
+    json_object_set_new(res, "windows",
+                        released && fs ? fleet_windows(fs, nu, rel_ns, &ser, ser_ok)
+                                       : json_object());
     json_object_set_new(res, "telemetry", telemetry);
+    merge_storage(res, &ser, ser_ok, released ? wall : 0);
+    figures_warnings(res);
+    series_free(&ser);
+    free(fs);
     json_object_set_new(res, "shards", shards);
     json_object_set_new(hists, "format",
                         json_pack("{s:s, s:i, s:i}", "unit", "ns", "sub_bits", HIST_SUB_BITS,
@@ -706,11 +666,13 @@ json_t *merge_results(json_t *const *in, const char *const *names, size_t n) {
     wall_format(wall_now(), now, sizeof now);
     wall_format(released ? (double)rel_ns / 1e9 : 0, rel, sizeof rel);
     json_object_set_new(res, "merge",
-                        json_pack("{s:o, s:i, s:i, s:o, s:o, s:s, s:s}", "inputs", inputs, "shards",
-                                  (int)N, "hosts", (int)hosts, "released_at",
+                        json_pack("{s:o, s:i, s:i, s:o, s:o, s:s, s:s, s:s}", "inputs", inputs,
+                                  "shards", (int)N, "hosts", (int)hosts, "released_at",
                                   released ? json_string(rel) : json_null(), "released_at_ns",
                                   released ? json_integer(rel_ns) : json_null(), "merged_at", now,
-                                  "merged_by", AOPS_GIT));
+                                  "merged_by", AOPS_GIT, "clock",
+                                  "each shard's instants moved by its measured offset "
+                                  "(shards[].clock_offset_s) onto the common reference"));
     if (!nu)
         add(reasons, "no shard to merge");
     json_object_set_new(res, "valid", json_boolean(json_array_size(reasons) == 0));

@@ -17,9 +17,11 @@
 #include <unistd.h>
 
 #include "../common/json.h"
+#include "figures.h"
 #include "histjson.h"
 #include "results.h"
 #include "throughput.h"
+#include "windows.h"
 
 json_t *results_latency_json(const struct hist *h) {
     if (!h->count)
@@ -246,32 +248,20 @@ json_t *results_build(const struct run_report *rep) {
         json_array_append_new(warnings,
                               json_string("--no-cgroups: workers ran without memory limits"));
 
-    json_t *workloads = json_object(), *windows = json_object();
-    for (unsigned w = 0; w < lay->nwl; w++) {
-        const struct wl_stats *t = &tot.wl[w];
-        json_object_set_new(workloads, lay->wl[w]->name, workload_json(lay, w, t, tot.hists));
-        if (rep->released && t->first_start) {
-            double a = (double)(t->first_start - rep->t0) / 1e9;
-            double b = (double)(t->last_end - rep->t0) / 1e9;
-            json_t *win = rep->tel ? telemetry_window_json(rep->tel, a, b) : json_object();
-            json_object_set_new(win, "start", json_real(a));
-            json_object_set_new(win, "end", json_real(b));
-            if (rep->t0_epoch > 0) { /* absolute, exact: what a merge lines up */
-                json_int_t t0 = llround(rep->t0_epoch * 1e9);
-                json_object_set_new(win, "start_at_ns",
-                                    json_integer(t0 + (t->first_start - rep->t0)));
-                json_object_set_new(win, "end_at_ns", json_integer(t0 + (t->last_end - rep->t0)));
-            }
-            json_object_set_new(windows, lay->wl[w]->name, win);
-        }
-    }
+    json_t *workloads = json_object();
+    for (unsigned w = 0; w < lay->nwl; w++)
+        json_object_set_new(workloads, lay->wl[w]->name,
+                            workload_json(lay, w, &tot.wl[w], tot.hists));
+    double wall = rep->released ? (double)(tot.t_end - rep->t0) / 1e9 : 0;
+    if (rep->released) /* every run figure covers [release, last completion] */
+        telemetry_set_span(rep->tel, 0, wall);
+    json_t *windows = windows_build(rep);
 
     json_t *config = config_json(cfg, lay, rep->cgroups, warnings);
     json_t *system = inventory_json(cfg, warnings);
     if (rep->servers)
         json_object_set(system, "backends", rep->servers);
     int cores = inventory_physical_cores(cfg);
-    double wall = rep->released ? (double)(tot.t_end - rep->t0) / 1e9 : 0;
     double aops = wall > 0 ? (double)tot.ops / wall : 0;
     throughput_short_run(cfg, wall, warnings);
     double watts = rep->tel ? telemetry_mean_power(rep->tel) : -1;
@@ -306,6 +296,7 @@ json_t *results_build(const struct run_report *rep) {
                                       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6));
     attrib_results(rep->attrib, res);
     server_check_results(rep->server_check, res);
+    figures_run(rep, wall, res);
     results_totals_free(&tot);
     return res;
 }

@@ -43,6 +43,7 @@ struct run_report {
     const struct attrib *attrib;             /* where the time went; NULL: not measured */
     const struct server_check *server_check; /* the servers' own counts; NULL: none */
     double t0_epoch; /* the release by the wall clock (windows' absolute edges); 0 none */
+    json_t *cache;   /* --cache cold: what was dropped and restarted; NULL otherwise */
 };
 
 /* Step 1, the merge: every worker's slot summed per workload. */

@@ -22,6 +22,11 @@ int layout_build(const struct config *cfg, struct run_layout *lay, char *err, si
         lay->wl[lay->nwl++] = workload_table[i];
     }
     size_t sz = sizeof(struct worker_slot) + lay->nhist * sizeof(struct hist);
+    lay->phase_off = (sz + 15) & ~(size_t)15;
+    lay->phase_cycles = cfg->cycles < RUN_MAX_PHASE_CYCLES ? cfg->cycles : RUN_MAX_PHASE_CYCLES;
+    if (!lay->phase_cycles)
+        lay->phase_cycles = 1;
+    sz = lay->phase_off + (size_t)lay->phase_cycles * lay->nwl * sizeof(struct phase_iv);
     lay->slot_size = (sz + 4095) & ~(size_t)4095; /* a page each: no false sharing */
     return 0;
 }

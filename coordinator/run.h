@@ -50,8 +50,22 @@ struct worker_slot {
     int64_t warmup_ns;                 /* how long the warm-up took */
     char warmup_error[WL_ERRLEN + 64]; /* its first error */
     struct wl_stats wl[RUN_MAX_WL];
-    /* followed by the worker's histograms (see struct run_layout) */
+    /* --phase-barrier (phasebar.h): barriers this worker reached, and the
+     * coordinator's release of them (a futex word). */
+    _Atomic uint32_t bar_arrived, bar_go;
+    /* followed by the worker's histograms, then its phase intervals (see
+     * struct run_layout) */
 };
+
+/* A phase of one cycle in one worker: its first start and last end
+ * (CLOCK_MONOTONIC ns, 0 before any). */
+struct phase_iv {
+    int64_t start, end;
+};
+
+/* Cycles with a phase record each; a longer run's later cycles share the
+ * last record, so a slot stays small whatever --cycles is. */
+#define RUN_MAX_PHASE_CYCLES 256
 
 /* Histograms of workload w: latency at hist_base[w], its extra histograms
  * at +1..+nhists, class c's latency after those (see the functions below). */
@@ -62,6 +76,8 @@ struct run_layout {
     unsigned nhist;
     size_t slot_size;
     unsigned ops_per_cycle; /* sum over the run's workloads */
+    size_t phase_off;       /* where a slot's phase intervals start */
+    unsigned phase_cycles;  /* cycles with a record: min(--cycles, RUN_MAX_PHASE_CYCLES) */
 };
 
 static inline unsigned lay_hist_lat(const struct run_layout *l, unsigned w) {
@@ -100,6 +116,13 @@ static inline struct worker_slot *run_slot(const struct run_ctx *r, unsigned i) 
 static inline struct hist *slot_hist(const struct run_ctx *r, struct worker_slot *s, unsigned h) {
     (void)r;
     return (struct hist *)((unsigned char *)s + sizeof(struct worker_slot)) + h;
+}
+
+/* Workload w's phase in cycle c (0-based) of slot s. */
+static inline struct phase_iv *slot_phase(const struct run_ctx *r, struct worker_slot *s,
+                                          unsigned c, unsigned w) {
+    unsigned k = c < r->lay.phase_cycles ? c : r->lay.phase_cycles - 1;
+    return (struct phase_iv *)((unsigned char *)s + r->lay.phase_off) + (size_t)k * r->lay.nwl + w;
 }
 
 /* worker.c: the body of a forked worker. Never returns. */

@@ -86,6 +86,17 @@ void results_print_summary(const json_t *res, const char *dir, FILE *f) {
     if (cpu && json_is_object(cpu))
         fprintf(f, "  CPU util    mean %s %%, peak %s %%\n",
                 fmt(b[0], 32, "%.1f", jnum(cpu, "mean")), fmt(b[1], 32, "%.1f", jnum(cpu, "peak")));
+    if (json_is_object(json_object_get(res, "stragglers")))
+        fprintf(f, "  finish      median %s s, last %s s, tail share %s\n",
+                fmt(b[0], 32, "%.3f", jnum(res, "stragglers.finish.median")),
+                fmt(b[1], 32, "%.3f", jnum(res, "stragglers.finish.last")),
+                fmt(b[2], 32, "%.3f", jnum(res, "stragglers.tail_share")));
+    if (isfinite(jnum(res, "storage.served_from_disk")))
+        fprintf(
+            f,
+            "  storage     the disks served %.1f %% of the bytes the workloads read (cache %s)\n",
+            100 * jnum(res, "storage.served_from_disk"),
+            jstr(res, "storage.cache") ? jstr(res, "storage.cache") : "asis");
     attrib_print_summary(res, f);
     size_t i;
     const json_t *v;

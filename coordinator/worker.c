@@ -16,6 +16,7 @@
 #include "../common/util.h"
 #include "../containers/cgroup.h"
 #include "../containers/cgroup_acct.h"
+#include "phasebar.h"
 #include "run.h"
 #include "schedule.h"
 
@@ -139,12 +140,20 @@ void worker_main(const struct run_ctx *r, unsigned id) {
 
     struct op_result res;
     size_t total = (size_t)per_cycle * cfg->cycles;
+    unsigned prev_w = 0, prev_cycle = 0;
+    uint32_t barrier = 0;
     for (size_t k = 0; k < total; k++) {
         unsigned cycle = (unsigned)(k / per_cycle);
         uint32_t e = order[k];
         unsigned w = SCHED_WL(e), op = SCHED_OP(e);
         const struct workload *wl = r->lay.wl[w];
         struct wl_stats *ws = &s->wl[w];
+        /* --phase-barrier: a new phase starts when every worker ended the last. */
+        if (cfg->phase_barrier && k && (w != prev_w || cycle != prev_cycle) &&
+            phasebar_wait(r, s, ++barrier) != 0)
+            break;
+        prev_w = w, prev_cycle = cycle;
+        struct phase_iv *ph = slot_phase(r, s, cycle, w);
         op_reset(&res);
 
         int64_t t1 = now_ns();
@@ -154,6 +163,9 @@ void worker_main(const struct run_ctx *r, unsigned id) {
         if (!ws->first_start)
             ws->first_start = t1;
         ws->last_end = t2;
+        if (!ph->start)
+            ph->start = t1;
+        ph->end = t2;
         s->end_ns = t2;
         int k_ok = res.klass >= 0 && (unsigned)res.klass < wl->nclasses;
         if (rc == 0) {

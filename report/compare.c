@@ -51,6 +51,10 @@ static const struct metric HEAD[] = {
     {"wall seconds", "totals.wall_seconds", 3, 1},
     {"mean power W", "telemetry.power.mean_w", 1, 1},
     {"CPU util mean %", "telemetry.cpu_util.mean", 1, 0},
+    {"steal mean %", "telemetry.steal_pct.mean", 1, 1},
+    {"served from disk", "storage.served_from_disk", 3, 0},
+    {"median finish s", "stragglers.finish.median", 3, 1},
+    {"tail share", "stragglers.tail_share", 3, 1},
 };
 #define MAX_WL 8
 static const char *STATS[] = {"mean", "p50", "p95", "p99", "max"};
@@ -153,6 +157,27 @@ static void incomparable(const struct run *runs, int n, json_t *reasons) {
                      runs[i].name, workload_table[w]->name, runs[0].label, runs[0].name, key);
             json_array_append_new(reasons, json_string(line));
         }
+        for (int w = 0; workload_table[w]; w++)
+            for (const char *const *k = workload_table[w]->compare_keys; k && *k; k++) {
+                char path[256];
+                snprintf(path, sizeof path, "config.%s", *k);
+                json_t *a = jget(runs[0].r, path), *b = jget(runs[i].r, path);
+                if (same_json(a, b))
+                    continue;
+                char va[64], vb[64];
+                char *da = a ? json_dumps(a, JSON_ENCODE_ANY) : NULL;
+                char *db = b ? json_dumps(b, JSON_ENCODE_ANY) : NULL;
+                snprintf(va, sizeof va, "%s", da ? da : "(not recorded)");
+                snprintf(vb, sizeof vb, "%s", db ? db : "(not recorded)");
+                free(da);
+                free(db);
+                snprintf(line, sizeof line,
+                         "%s (%s) ran %s with %s %s, %s (%s) with %s: one operation is not the "
+                         "same work",
+                         runs[i].label, runs[i].name, workload_table[w]->name, *k, vb,
+                         runs[0].label, runs[0].name, va);
+                json_array_append_new(reasons, json_string(line));
+            }
     }
 }
 

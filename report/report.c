@@ -245,6 +245,38 @@ static void figures_section(struct sbuf *b, const json_t *r) {
         sb_puts(b, "</table>\n");
 }
 
+static int by_value(const void *x, const void *y) {
+    double a = *(const double *)x, b = *(const double *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* The finish-time distribution: each container's finish, sorted, so the
+ * tail (the last to finish sets AOPS) shows against the median. */
+static void finish_chart(struct sbuf *b, const json_t *r) {
+    json_t *cs = json_object_get(r, "containers"), *c;
+    size_t n = json_array_size(cs), i, k = 0;
+    double *v = calloc(n ? n : 1, sizeof *v);
+    char **lab = calloc(n ? n : 1, sizeof *lab);
+    json_array_foreach(cs, i, c) {
+        if (v && isfinite(jnum(c, "seconds")))
+            v[k++] = jnum(c, "seconds");
+    }
+    if (v && lab && k) {
+        qsort(v, k, sizeof *v, by_value);
+        for (i = 0; i < k; i++) {
+            lab[i] = malloc(24);
+            if (lab[i])
+                snprintf(lab[i], 24, "%zu", i + 1);
+        }
+        svg_bar_chart(b, "finish-times", "finish time of each container, sorted (s)", "s",
+                      (const char *const *)lab, v, k);
+        for (i = 0; i < k; i++)
+            free(lab[i]);
+    }
+    free(v);
+    free(lab);
+}
+
 static void containers_section(struct sbuf *b, const json_t *r) {
     json_t *cs = json_object_get(r, "containers"), *c;
     size_t n = json_array_size(cs), i;
@@ -262,7 +294,21 @@ static void containers_section(struct sbuf *b, const json_t *r) {
     sb_puts(b, "<div class=\"grid2\">");
     svg_bar_chart(b, "containers-ops-per-second", "operations per second per container", "ops/s",
                   (const char *const *)lab, v, n);
+    finish_chart(b, r);
     sb_puts(b, "</div>\n");
+    if (json_is_object(json_object_get(r, "stragglers"))) {
+        sb_puts(b, "<p id=\"stragglers\">Finish: first ");
+        num_at(b, r, "stragglers.finish.first", 3);
+        sb_puts(b, " s, median ");
+        num_at(b, r, "stragglers.finish.median", 3);
+        sb_puts(b, " s, last ");
+        num_at(b, r, "stragglers.finish.last", 3);
+        sb_puts(b, " s; tail share ");
+        num_at(b, r, "stragglers.tail_share", 3);
+        sb_puts(b, " ((last - median) / last); AOPS at the median finish ");
+        num_at(b, r, "stragglers.aops_at_median", 1);
+        sb_puts(b, ".</p>\n");
+    }
     const char *WL[MAX_WL];
     size_t nw = workload_keys(json_object_get(r, "workloads"), WL, MAX_WL);
     sb_puts(
@@ -341,19 +387,32 @@ static void telemetry_section(struct sbuf *b, const json_t *r) {
     for (int i = 0; i < 4; i++)
         y[i] = calloc(n + 1, sizeof *y[i]);
     series_col(series, "t", t, 1);
-    /* The windows shade the charts so a dip lines up with the phase. */
-    struct chart_span spans[MAX_WL];
+    /* The windows shade the charts so a dip lines up with the phase: one
+     * span per cycle's interval (a window is their union), one colour per
+     * window. A result without intervals has its first start to last end. */
+    enum { MAX_SPANS = 64 * MAX_WL };
+    struct chart_span *spans = calloc(MAX_SPANS, sizeof *spans);
     size_t nspans = 0;
     const char *WL[MAX_WL];
     size_t nw = workload_keys(json_object_get(r, "windows"), WL, MAX_WL);
-    for (size_t w = 0; w < nw; w++) {
+    for (size_t w = 0; spans && w < nw; w++) {
         char k[64];
+        snprintf(k, sizeof k, "windows.%s.intervals", WL[w]);
+        const json_t *ivs = jget(r, k), *iv;
+        size_t i;
+        json_array_foreach(ivs, i, iv) {
+            double a = jnum(iv, "start"), z = jnum(iv, "end");
+            if (isfinite(a) && isfinite(z) && nspans < MAX_SPANS)
+                spans[nspans++] = (struct chart_span){WL[w], a, z, (unsigned)w};
+        }
+        if (json_array_size(ivs))
+            continue;
         snprintf(k, sizeof k, "windows.%s.start", WL[w]);
         double a = jnum(r, k);
         snprintf(k, sizeof k, "windows.%s.end", WL[w]);
         double z = jnum(r, k);
-        if (isfinite(a) && isfinite(z))
-            spans[nspans++] = (struct chart_span){WL[w], a, z};
+        if (isfinite(a) && isfinite(z) && nspans < MAX_SPANS)
+            spans[nspans++] = (struct chart_span){WL[w], a, z, (unsigned)w};
     }
     sb_puts(b, "<div class=\"grid2\">\n");
     series_col(series, "cpu_util", y[0], 1);
@@ -398,21 +457,15 @@ static void telemetry_section(struct sbuf *b, const json_t *r) {
         sb_puts(b, "</div></figure>\n");
     }
     sb_puts(b, "</div>\n");
+    free(spans);
     free(t);
     for (int i = 0; i < 4; i++)
         free(y[i]);
 }
 
-static void windows_section(struct sbuf *b, const json_t *r) {
-    if (!json_is_object(json_object_get(r, "windows")))
-        return;
-    sb_puts(
-        b,
-        "<h2>Windows</h2>\n<table id=\"windows\"><tr><th>window</th><th>start s</th><th>end s</th>"
-        "<th>CPU mean %</th><th>CPU peak %</th><th>read mean</th><th>read peak</th>"
-        "<th>IOPS mean</th><th>IOPS peak</th></tr>\n");
-    const char *WL[MAX_WL];
-    size_t nw = workload_keys(json_object_get(r, "windows"), WL, MAX_WL);
+/* One table of windows.<w>.<f[j]> (bytes columns as bytes per second). */
+static void window_rows(struct sbuf *b, const json_t *r, const char *const *WL, size_t nw,
+                        const char *const *f, const int *dec, size_t nf, unsigned bytes_cols) {
     for (size_t w = 0; w < nw; w++) {
         char k[96];
         snprintf(k, sizeof k, "windows.%s", WL[w]);
@@ -421,21 +474,43 @@ static void windows_section(struct sbuf *b, const json_t *r) {
         sb_puts(b, "<tr><td>");
         sb_esc(b, WL[w]);
         sb_puts(b, "</td>");
-        static const char *f[] = {"start",          "end",           "cpu_util.mean",
-                                  "cpu_util.peak",  "read_Bps.mean", "read_Bps.peak",
-                                  "read_iops.mean", "read_iops.peak"};
-        for (size_t j = 0; j < 8; j++) {
+        for (size_t j = 0; j < nf; j++) {
             snprintf(k, sizeof k, "windows.%s.%s", WL[w], f[j]);
             sb_puts(b, "<td>");
-            if (j == 4 || j == 5)
+            if (bytes_cols >> j & 1)
                 bytes_at(b, r, k, "/s");
             else
-                num_at(b, r, k, j < 2 ? 3 : j < 4 ? 1 : 0);
+                num_at(b, r, k, dec[j]);
             sb_puts(b, "</td>");
         }
         sb_puts(b, "</tr>\n");
     }
     sb_puts(b, "</table>\n");
+}
+
+static void windows_section(struct sbuf *b, const json_t *r) {
+    if (!json_is_object(json_object_get(r, "windows")))
+        return;
+    const char *WL[MAX_WL];
+    size_t nw = workload_keys(json_object_get(r, "windows"), WL, MAX_WL);
+    sb_puts(b, "<h2>Windows</h2>\n<p>A window is the union of its workload's per-cycle intervals; "
+               "shared: the share of it when another workload ran too; alone: the rest, and its "
+               "CPU; disk: the share of the bytes the workloads read that the disks served.</p>\n"
+               "<table id=\"windows\"><tr><th>window</th><th>start s</th><th>end s</th>"
+               "<th>CPU mean %</th><th>CPU peak %</th><th>read mean</th><th>read peak</th>"
+               "<th>IOPS mean</th><th>IOPS peak</th></tr>\n");
+    static const char *f[] = {"start",         "end",           "cpu_util.mean",  "cpu_util.peak",
+                              "read_Bps.mean", "read_Bps.peak", "read_iops.mean", "read_iops.peak"};
+    static const int dec[] = {3, 3, 1, 1, 0, 0, 0, 0};
+    window_rows(b, r, WL, nw, f, dec, 8, 1u << 4 | 1u << 5);
+    /* How much of each window was its own: a table of its own, to fit an A4 page. */
+    sb_puts(b, "<table id=\"windows-shares\"><tr><th>window</th><th>seconds</th><th>shared</th>"
+               "<th>alone s</th><th>alone CPU %</th><th>steal %</th><th>disk</th></tr>\n");
+    static const char *g[] = {"seconds",           "overlap_share",
+                              "exclusive.seconds", "exclusive.cpu_util.mean",
+                              "steal_pct.mean",    "served_from_disk"};
+    static const int gdec[] = {3, 3, 3, 1, 1, 3};
+    window_rows(b, r, WL, nw, g, gdec, 6, 0);
 }
 
 static void system_section(struct sbuf *b, const json_t *r) {

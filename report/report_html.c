@@ -424,7 +424,7 @@ static void line_chart(struct sbuf *b, const char *id, const char *title, const 
         if (!(z > a))
             continue;
         sb_printf(b, "<rect class=\"span%zu\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\"/>",
-                  i % 3, PX(a), MT, PX(z) - PX(a), H - MT - MB);
+                  (size_t)spans[i].colour % 3, PX(a), MT, PX(z) - PX(a), H - MT - MB);
         sb_printf(b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", (PX(a) + PX(z)) / 2,
                   MT + 12);
         sb_esc(b, spans[i].name);

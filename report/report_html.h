@@ -61,6 +61,7 @@ struct chart_series {
 struct chart_span {
     const char *name;
     double from, to;
+    unsigned colour; /* spans of one window (its cycles) share a colour */
 };
 void svg_line_chart(struct sbuf *b, const char *id, const char *title, const char *xlabel,
                     const char *yunit, const struct chart_series *s, size_t ns,

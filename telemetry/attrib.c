@@ -7,8 +7,9 @@
  * are the workers), /proc/stat for the machine. The cgroups' exact totals
  * are used, not perf's task-clock, which on a VM may hold stolen time.
  *
- * "other" is the machine's busy time less steal (time the hypervisor gave
- * to another guest is nobody's here) less every component that was read:
+ * "other" is the machine's busy time (which holds no steal: time the
+ * hypervisor gave to another guest is nobody's here) less every component
+ * that was read:
  * the kernel's own threads, other processes on the machine, and a server
  * that could not be read but runs here. It may come out slightly negative
  * when the machine's tick-granular /proc/stat lags the cgroups' exact
@@ -356,6 +357,13 @@ void attrib_begin(struct attrib *a, int64_t t0_ns) {
     take(a, 0);
 }
 
+void attrib_rebase(struct attrib *a, int64_t t0_ns) {
+    if (!a || a->n != 1)
+        return;
+    a->s[0].t = (double)(a->t0 - t0_ns) / 1e9; /* the baseline, read before t0 */
+    a->t0 = t0_ns;
+}
+
 void attrib_sample(struct attrib *a, int64_t now_ns) {
     if (!a || a->n == 0)
         return;
@@ -394,18 +402,33 @@ static json_t *entry(double cpu, double user, double sys, double ops, double mac
     return o;
 }
 
-/* attribution.<window>: every component, other, and what the window spans. */
-static json_t *window_cpu(const struct attrib *a, size_t i0, size_t i1, double ops,
+/* attribution.<window>: every component, other, and what the window spans:
+ * the sum over its intervals, each cut at the samples around it (pairs
+ * pr[k][0], pr[k][1] of sample indices). */
+static json_t *window_cpu(const struct attrib *a, const size_t (*pr)[2], size_t np, double ops,
                           json_t *unavailable) {
-    const struct sample *s0 = &a->s[i0], *s1 = &a->s[i1];
     json_t *w = json_object();
-    int mok = s0->machine_ok && s1->machine_ok;
-    double total = mok ? s1->total - s0->total : NAN;
-    double busy = mok ? (s1->busy - s1->steal) - (s0->busy - s0->steal) : NAN;
+    int mok = 1;
+    double total = 0, busy = 0, steal = 0;
+    for (size_t k = 0; k < np; k++) {
+        const struct sample *s0 = &a->s[pr[k][0]], *s1 = &a->s[pr[k][1]];
+        mok &= s0->machine_ok && s1->machine_ok;
+        total += s1->total - s0->total;
+        busy += s1->busy - s0->busy; /* steal is not in it */
+        steal += s1->steal - s0->steal;
+    }
+    if (!mok)
+        total = busy = steal = NAN;
     double known = 0;
     for (unsigned i = 0; i < a->ncomp; i++) {
         const struct comp *c = &a->c[i];
-        double d = s1->cpu[i][0] - s0->cpu[i][0];
+        double d = 0, u = 0, sy = 0;
+        for (size_t k = 0; k < np; k++) {
+            const struct sample *s0 = &a->s[pr[k][0]], *s1 = &a->s[pr[k][1]];
+            d += s1->cpu[i][0] - s0->cpu[i][0];
+            u += s1->cpu[i][1] - s0->cpu[i][1];
+            sy += s1->cpu[i][2] - s0->cpu[i][2];
+        }
         if (!isfinite(d)) {
             json_object_set_new(w, c->name, json_null());
             const char *why = c->why[0] ? c->why : c->read_err[0] ? c->read_err : "not read";
@@ -414,9 +437,7 @@ static json_t *window_cpu(const struct attrib *a, size_t i0, size_t i1, double o
             continue;
         }
         known += d;
-        json_object_set_new(
-            w, c->name,
-            entry(d, s1->cpu[i][1] - s0->cpu[i][1], s1->cpu[i][2] - s0->cpu[i][2], ops, total));
+        json_object_set_new(w, c->name, entry(d, u, sy, ops, total));
     }
     if (mok)
         json_object_set_new(w, "other", entry(busy - known, NAN, NAN, ops, total));
@@ -424,13 +445,15 @@ static json_t *window_cpu(const struct attrib *a, size_t i0, size_t i1, double o
         json_object_set_new(w, "other", json_null());
         json_object_set_new(unavailable, "other", json_string(a->machine_why));
     }
-    json_object_set_new(w, "machine",
-                        mok ? json_pack("{s:f, s:f, s:f}", "cpu_s", total, "busy_s",
-                                        s1->busy - s0->busy, "steal_s", s1->steal - s0->steal)
-                            : json_null());
+    json_object_set_new(
+        w, "machine",
+        mok ? json_pack("{s:f, s:f, s:f}", "cpu_s", total, "busy_s", busy, "steal_s", steal)
+            : json_null());
     json_object_set_new(w, "ops", json_integer((json_int_t)ops));
-    json_object_set_new(w, "sampled_from", json_real(s0->t));
-    json_object_set_new(w, "sampled_to", json_real(s1->t));
+    json_object_set_new(w, "sampled_from", json_real(a->s[pr[0][0]].t));
+    json_object_set_new(w, "sampled_to", json_real(a->s[pr[np - 1][1]].t));
+    if (np > 1)
+        json_object_set_new(w, "intervals", json_integer((json_int_t)np));
     return w;
 }
 
@@ -470,7 +493,8 @@ void attrib_results(const struct attrib *a, json_t *res) {
     }
     json_t *att = json_object(), *una = json_object(), *cnt = json_object(), *cun = json_object();
     size_t i0, i1;
-    json_object_set_new(att, "run", window_cpu(a, 0, a->n - 1, jnum(res, "totals.ops"), una));
+    const size_t whole[1][2] = {{0, a->n - 1}};
+    json_object_set_new(att, "run", window_cpu(a, whole, 1, jnum(res, "totals.ops"), una));
     json_object_set_new(cnt, "run", window_counters(a, 0, a->n - 1));
     const char *name;
     json_t *win;
@@ -491,7 +515,27 @@ void attrib_results(const struct attrib *a, json_t *res) {
         char path[160];
         snprintf(path, sizeof path, "workloads.%s.ops", name);
         edges(a, start, end, &i0, &i1);
-        json_object_set_new(att, name, window_cpu(a, i0, i1, jnum(res, path), una));
+        /* The CPU over the window's own intervals (one per cycle; samples
+         * two intervals share are taken once), the counters over all of it. */
+        size_t pr[64][2], np = 0;
+        const json_t *ivs = json_object_get(win, "intervals"), *iv;
+        size_t k;
+        json_array_foreach(ivs, k, iv) {
+            size_t j0, j1;
+            if (np == 64 || !isfinite(jnum(iv, "start")) || !isfinite(jnum(iv, "end")))
+                continue;
+            edges(a, jnum(iv, "start"), jnum(iv, "end"), &j0, &j1);
+            if (np && j0 < pr[np - 1][1])
+                j0 = pr[np - 1][1]; /* cut at a sample the last one reached: no CPU twice */
+            if (np && j0 == pr[np - 1][1])
+                pr[np - 1][1] = j1; /* adjoining: one pair */
+            else if (j1 > j0)
+                pr[np][0] = j0, pr[np][1] = j1, np++;
+        }
+        if (!np || np == 64)
+            pr[0][0] = i0, pr[0][1] = i1, np = 1;
+        json_object_set_new(att, name,
+                            window_cpu(a, (const size_t(*)[2])pr, np, jnum(res, path), una));
         json_object_set_new(cnt, name, window_counters(a, i0, i1));
     }
     json_t *warnings = json_object_get(res, "warnings");

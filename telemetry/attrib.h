@@ -49,6 +49,9 @@ void attrib_open_coordinator(struct attrib *a);
 /* The first sample, at barrier release (CLOCK_MONOTONIC ns); then one at
  * each telemetry sample and one after the last worker ended. */
 void attrib_begin(struct attrib *a, int64_t t0_ns);
+/* After attrib_begin, before any sample: times count from t0_ns, the release
+ * taken after the baseline was read (which then sits at t <= 0). */
+void attrib_rebase(struct attrib *a, int64_t t0_ns);
 void attrib_sample(struct attrib *a, int64_t now_ns);
 
 /* Add attribution, attribution_unavailable, counters and

@@ -20,6 +20,7 @@
 
 #include "../common/fsread.h"
 #include "../workloads/workload.h"
+#include "series.h"
 #include "telemetry.h"
 #include "telemetry_power.h"
 #include "telemetry_proc.h"
@@ -27,12 +28,13 @@
 /* One interval (t - dt, t], seconds since barrier release. */
 struct point {
     double t, dt;
-    double cpu, rbps, riops, wbps, wiops, power;
+    double cpu, rbps, riops, wbps, wiops, steal, power;
 };
 
-enum { M_CPU, M_RBPS, M_RIOPS, M_WBPS, M_WIOPS, M_POWER, M_COUNT };
-static const char *const metric_names[M_COUNT] = {"cpu_util",  "read_Bps",   "read_iops",
-                                                  "write_Bps", "write_iops", "power_w"};
+/* Every field of struct point is a double: a column is a strided view. */
+enum { M_CPU, M_RBPS, M_RIOPS, M_WBPS, M_WIOPS, M_STEAL, M_POWER, M_COUNT };
+static const char *const metric_names[M_COUNT] = {
+    "cpu_util", "read_Bps", "read_iops", "write_Bps", "write_iops", "steal_pct", "power_w"};
 
 struct telemetry {
     int stat_fd, disk_fd;
@@ -47,6 +49,8 @@ struct telemetry {
 
     int started;
     int64_t t0, prev_ns;
+    int64_t base_ns;       /* when the baselines were read */
+    double span_a, span_b; /* the run's span: its figures cover exactly this */
     struct cpu_times prev_cpu;
     int prev_cpu_ok;
     struct disk_counters prev_disk;
@@ -67,8 +71,17 @@ struct telemetry {
 };
 
 static double metric(const struct point *p, int m) {
-    const double v[M_COUNT] = {p->cpu, p->rbps, p->riops, p->wbps, p->wiops, p->power};
+    const double v[M_COUNT] = {p->cpu, p->rbps, p->riops, p->wbps, p->wiops, p->steal, p->power};
     return v[m];
+}
+
+static struct series_col column(const struct telemetry *t, int m) {
+    if (!t->pts)
+        return (struct series_col){NULL, NULL, NULL, 1, 0};
+    const size_t stride = sizeof(struct point) / sizeof(double);
+    const double *base = (const double *)(const void *)t->pts;
+    const double *v = (const double *)(const void *)&t->pts[0].cpu + m;
+    return (struct series_col){base, base + 1, v, stride, t->n};
 }
 
 static int read_cpu(struct telemetry *t, struct cpu_times *c) {
@@ -135,6 +148,7 @@ struct telemetry *telemetry_new_with(const struct config *cfg,
         return NULL;
     t->stat_fd = t->disk_fd = -1;
     t->data_paths = json_array();
+    t->span_a = -INFINITY, t->span_b = INFINITY;
 
     if (sysroot_path(path, sizeof path, root, "/proc/stat"))
         t->stat_fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -220,7 +234,7 @@ void telemetry_begin(struct telemetry *t, int64_t t0_ns) {
     double j;
     if (!t)
         return;
-    t->t0 = t->prev_ns = t0_ns;
+    t->t0 = t->prev_ns = t->base_ns = t0_ns;
     t->prev_cpu_ok = read_cpu(t, &t->prev_cpu) == 0;
     t->prev_disk_ok = read_disk(t, &t->prev_disk) == 0;
     power_read(&t->power, &j); /* baseline */
@@ -240,6 +254,7 @@ void telemetry_sample(struct telemetry *t, int64_t now_ns) {
 
     int cpu_ok = read_cpu(t, &c) == 0;
     p.cpu = cpu_ok && t->prev_cpu_ok ? cpu_util_pct(&t->prev_cpu, &c) : NAN;
+    p.steal = cpu_ok && t->prev_cpu_ok ? cpu_steal_pct(&t->prev_cpu, &c) : NAN;
     if (cpu_ok)
         t->prev_cpu = c;
     t->prev_cpu_ok = cpu_ok;
@@ -316,36 +331,74 @@ static json_t *num(double v) {
     return isnan(v) ? json_null() : json_real(round(v * 1000.0) / 1000.0);
 }
 
-/* Mean (weighted by each point's overlap with [start, end]) and peak of one
- * metric; null when no point with a value overlaps. */
+/* Mean (weighted by each point's overlap with [start, end], within the
+ * run's span) and peak of one metric; null when no point with a value
+ * overlaps. */
 static json_t *stat_json(const struct telemetry *t, int m, double start, double end) {
-    double wsum = 0, vsum = 0, peak = -INFINITY;
-    for (size_t i = 0; i < t->n; i++) {
-        const struct point *p = &t->pts[i];
-        double v = metric(p, m);
-        double lo = fmax(p->t - p->dt, start), hi = fmin(p->t, end);
-        if (isnan(v) || hi <= lo)
-            continue;
-        wsum += hi - lo;
-        vsum += v * (hi - lo);
-        peak = fmax(peak, v);
-    }
-    if (wsum <= 0)
-        return json_null();
-    return json_pack("{s:o, s:o}", "mean", num(vsum / wsum), "peak", num(peak));
+    struct span sp = {fmax(start, t->span_a), fmin(end, t->span_b)};
+    struct series_col c = column(t, m);
+    return series_stat_json(&c, &sp, 1);
+}
+
+void telemetry_set_span(struct telemetry *t, double start, double end) {
+    if (t)
+        t->span_a = start, t->span_b = end;
+}
+
+void telemetry_rebase(struct telemetry *t, int64_t t0_ns) {
+    if (t && t->started && t->n == 0)
+        t->t0 = t0_ns;
+}
+
+double telemetry_baseline_s(const struct telemetry *t) {
+    return t && t->started ? (double)(t->base_ns - t->t0) / 1e9 : NAN;
 }
 
 double telemetry_mean_power(const struct telemetry *t) {
-    double wsum = 0, vsum = 0;
+    double mean, peak, covered;
     if (!t || t->power.src == POWER_NONE)
         return -1;
-    for (size_t i = 0; i < t->n; i++) {
-        if (isnan(t->pts[i].power))
-            continue;
-        wsum += t->pts[i].dt;
-        vsum += t->pts[i].power * t->pts[i].dt;
+    struct span sp = {t->span_a, t->span_b};
+    struct series_col c = column(t, M_POWER);
+    return series_stat(&c, &sp, 1, &mean, &peak, &covered) == 0 ? mean : -1;
+}
+
+json_t *telemetry_spans_json(const struct telemetry *t, const struct span *s, size_t n) {
+    json_t *o = json_object();
+    for (int m = 0; t && m < M_COUNT; m++) {
+        struct series_col c = column(t, m);
+        json_object_set_new(o, metric_names[m], series_stat_json(&c, s, n));
     }
-    return wsum > 0 ? vsum / wsum : -1;
+    return o;
+}
+
+double telemetry_metric_integral(const struct telemetry *t, const char *metric,
+                                 const struct span *s, size_t n) {
+    for (int m = 0; t && m < M_COUNT; m++)
+        if (!strcmp(metric_names[m], metric)) {
+            struct series_col c = column(t, m);
+            return series_integral(&c, s, n);
+        }
+    return NAN;
+}
+
+double telemetry_counter_sum(const struct telemetry *t, const char *group, const char *key,
+                             const struct span *s, size_t n) {
+    unsigned k = 0;
+    while (t && k < t->ncnt && (strcmp(t->cnt[k].group, group) || strcmp(t->cnt[k].key, key)))
+        k++;
+    if (!t || k == t->ncnt)
+        return NAN;
+    /* Each point's increase spread evenly over its interval. */
+    double sum = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const struct point *p = &t->pts[i];
+        struct span me = {p->t - p->dt, p->t};
+        double w = spans_overlap(&me, 1, s, n);
+        if (w > 0 && p->dt > 0)
+            sum += (double)t->cnt_pts[i * t->ncnt + k] * w / p->dt;
+    }
+    return sum;
 }
 
 json_t *telemetry_json(const struct telemetry *t) {
@@ -380,6 +433,13 @@ json_t *telemetry_json(const struct telemetry *t) {
     if (t->disk_reason[0])
         json_object_set_new(o, "disk_unavailable_reason", json_string(t->disk_reason));
     json_object_set_new(o, "samples", json_integer((json_int_t)t->n));
+    /* What the run's means and peaks cover, and when the baselines were
+     * read (before the release: its clock does not include them). */
+    if (isfinite(t->span_a) && isfinite(t->span_b))
+        json_object_set_new(o, "span",
+                            json_pack("{s:f, s:f}", "start", t->span_a, "end", t->span_b));
+    if (t->started)
+        json_object_set_new(o, "baseline_s", json_real(telemetry_baseline_s(t)));
 
     json_t *series = json_array();
     for (size_t i = 0; i < t->n; i++) {
@@ -396,12 +456,8 @@ json_t *telemetry_json(const struct telemetry *t) {
 }
 
 json_t *telemetry_window_json(const struct telemetry *t, double start, double end) {
-    json_t *o = json_object();
-    if (!t)
-        return o;
-    for (int m = 0; m < M_COUNT; m++)
-        json_object_set_new(o, metric_names[m], stat_json(t, m, start, end));
-    return o;
+    struct span sp = {start, end};
+    return telemetry_spans_json(t, &sp, 1);
 }
 
 void telemetry_free(struct telemetry *t) {

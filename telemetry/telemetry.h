@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "../common/config.h"
+#include "series.h"
 
 struct telemetry;
 
@@ -57,9 +58,30 @@ json_t *telemetry_json(const struct telemetry *t);
  * seconds since t0; null members where no sample falls inside. */
 json_t *telemetry_window_json(const struct telemetry *t, double start, double end);
 
-/* Mean package power in watts over the run, or a negative value when there
- * is no power source (AOPS per watt is then null). */
+/* Mean package power in watts over the run's span, or a negative value
+ * when there is no power source (AOPS per watt is then null). */
 double telemetry_mean_power(const struct telemetry *t);
+
+/* The run's span, [release, last completion] in seconds since the release:
+ * every run figure (telemetry_json's means and peaks, the mean power) then
+ * covers exactly it, a sample partly inside counting by its share. */
+void telemetry_set_span(struct telemetry *t, double start, double end);
+
+/* After telemetry_begin, before the first sample: times count from t0_ns
+ * (the release, taken after the baselines were read). */
+void telemetry_rebase(struct telemetry *t, int64_t t0_ns);
+/* When the baselines were read, in seconds since t0 (<= 0), NAN before. */
+double telemetry_baseline_s(const struct telemetry *t);
+
+/* Every metric's {mean, peak} over the union of disjoint sorted spans. */
+json_t *telemetry_spans_json(const struct telemetry *t, const struct span *s, size_t n);
+/* The integral of a metric over the spans ("read_Bps": bytes); NAN unknown. */
+double telemetry_metric_integral(const struct telemetry *t, const char *metric,
+                                 const struct span *s, size_t n);
+/* A telemetry_counters() counter's increase over the spans, each point's
+ * increase spread evenly over its interval; NAN when there is no such one. */
+double telemetry_counter_sum(const struct telemetry *t, const char *group, const char *key,
+                             const struct span *s, size_t n);
 
 void telemetry_free(struct telemetry *t);
 

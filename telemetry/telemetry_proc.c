@@ -31,6 +31,12 @@ double cpu_util_pct(const struct cpu_times *a, const struct cpu_times *b) {
     return pct > 100.0 ? 100.0 : pct;
 }
 
+double cpu_steal_pct(const struct cpu_times *a, const struct cpu_times *b) {
+    if (b->total <= a->total || b->steal < a->steal)
+        return NAN;
+    return 100.0 * (double)(b->steal - a->steal) / (double)(b->total - a->total);
+}
+
 int diskstats_parse(const char *buf, const struct blkdev *devs, int ndevs,
                     struct disk_counters *sum) {
     int found = 0;

@@ -15,6 +15,9 @@
  * passed. */
 double cpu_util_pct(const struct cpu_times *a, const struct cpu_times *b);
 
+/* Steal share between two readings in percent of all CPU time, or NAN. */
+double cpu_steal_pct(const struct cpu_times *a, const struct cpu_times *b);
+
 #define BLK_MAX_DEVS 32
 
 struct blkdev {

@@ -368,4 +368,5 @@ const struct workload db_workload = {
     .server_name = "mariadb",
     .server_locate = db_server_locate,
     .server_count = db_server_count,
+    .cold_start = db_cold_start,
 };

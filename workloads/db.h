@@ -38,6 +38,9 @@ struct db_opts {
 
 /* cfg's db settings. */
 const struct db_opts *db_opts(const struct config *cfg);
+
+/* --cache cold: restart the local stack's MariaDB (db_cold.c). */
+int db_cold_start(const struct config *cfg, char *note, size_t len);
 extern const struct workload db_workload;
 
 /* The figure an operation reports (op_result.count[]). */

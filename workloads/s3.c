@@ -395,6 +395,7 @@ const struct workload s3_workload = {
     .close = s3_close,
     .backend = s3_server_version,
     .describe = s3_describe,
+    .dataset_bytes = s3_dataset_bytes,
     .data_paths = s3_data_paths,
     .server_name = "minio",
     .server_locate = s3_server_locate,

@@ -57,6 +57,11 @@ uint64_t s3_worker_bytes(enum profile p) {
     return sum;
 }
 
+double s3_dataset_bytes(const struct config *cfg) {
+    unsigned sets = s3_opts(cfg)->dataset == DATASET_SHARED ? 1 : cfg->n;
+    return (double)s3_worker_bytes(cfg->profile) * sets;
+}
+
 unsigned s3_data_worker(const struct config *cfg, unsigned worker) {
     return s3_opts(cfg)->dataset == DATASET_SHARED ? 0 : worker;
 }

@@ -51,6 +51,8 @@ unsigned s3_class_first_op(int klass);
 unsigned s3_class_count(int klass);
 uint64_t s3_class_size(enum profile p, int klass);
 uint64_t s3_worker_bytes(enum profile p); /* bytes one worker reads per cycle */
+/* The objects this host's workers read: one set each, or one shared. */
+double s3_dataset_bytes(const struct config *cfg);
 
 /* The worker whose object set `worker` reads: itself, or 0 with --dataset shared. */
 unsigned s3_data_worker(const struct config *cfg, unsigned worker);

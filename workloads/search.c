@@ -15,6 +15,7 @@
 #include "../common/options.h"
 #include "search.h"
 #include "search_engine.h"
+#include "search_par.h"
 #include "workload.h"
 
 #define MAX_PATTERNS 1000
@@ -26,7 +27,7 @@ struct search_pattern {
 };
 
 struct search_state {
-    struct engine *e;
+    struct psearch *ps;
     struct search_pattern *p;
     unsigned n;
     char roots[2][4300];
@@ -43,7 +44,7 @@ static void search_close(void *st) {
     for (unsigned i = 0; i < s->n; i++)
         matcher_free(&s->p[i].m);
     free(s->p);
-    engine_close(s->e);
+    psearch_close(s->ps);
     free(s);
 }
 
@@ -131,11 +132,14 @@ static void *search_open(const struct config *cfg, unsigned worker, char *err, s
     snprintf(s->roots[1], sizeof s->roots[1], "%s/cpython", dir);
     if (load_patterns(s, search_opts(cfg)->patterns_file, err, len) < 0)
         goto fail;
-    /* io_uring where the kernel lets us; pread where a sandbox forbids it. */
-    s->e = engine_open(READER_URING, err, len);
-    if (!s->e)
-        s->e = engine_open(READER_PREAD, err, len);
-    if (!s->e)
+    /* io_uring where the kernel lets us; pread where a sandbox forbids it.
+     * The threads are this worker's: its cpuset and --cpus-per-container
+     * are what it may use. */
+    unsigned th = search_threads(cfg);
+    s->ps = psearch_open(READER_URING, th, &s->p[0].m, err, len);
+    if (!s->ps)
+        s->ps = psearch_open(READER_PREAD, th, &s->p[0].m, err, len);
+    if (!s->ps)
         goto fail;
     return s;
 fail:
@@ -150,7 +154,7 @@ static int search_run(void *st, unsigned cycle, unsigned op, struct op_result *r
     struct engine_totals t = {0};
     for (int k = 0; k < 2; k++)
         if (p->trees & (1 << k))
-            engine_search(s->e, &p->m, s->roots[k], ENGINE_COUNT, NULL, NULL, &t);
+            psearch_search(s->ps, &p->m, s->roots[k], ENGINE_COUNT, NULL, NULL, &t);
     res->count[SEARCH_COUNT_LINES] = t.lines;
     res->count[SEARCH_COUNT_FILES] = t.files;
     res->count[SEARCH_COUNT_BYTES] = t.bytes;
@@ -164,6 +168,11 @@ static int search_run(void *st, unsigned cycle, unsigned op, struct op_result *r
 
 const struct search_opts *search_opts(const struct config *cfg) {
     return workload_opts(cfg, &search_workload);
+}
+
+unsigned search_threads(const struct config *cfg) {
+    unsigned n = search_opts(cfg)->threads;
+    return n ? n : search_default_threads(cfg->cpus_per_container);
 }
 
 /* The patterns file parses, compiles and holds a cycle's worth: said before
@@ -187,8 +196,28 @@ static void search_init_opts(const struct config *cfg, void *opts) {
  * to have searched the same. */
 static json_t *search_describe(const struct config *cfg, int selected, json_t *warnings) {
     (void)warnings;
-    return json_pack("{s:o}", "corpus",
-                     selected ? corpus_manifest_json(cfg, search_opts(cfg)) : json_null());
+    /* The threads: those of this process's CPUs; a worker pinned to fewer
+     * (a cpuset) runs on fewer, never more. */
+    return json_pack("{s:o, s:o, s:s}", "corpus",
+                     selected ? corpus_manifest_json(cfg, search_opts(cfg)) : json_null(),
+                     "search_threads", selected ? json_integer(search_threads(cfg)) : json_null(),
+                     "search_threads_rule",
+                     search_opts(cfg)->threads ? "--search-threads"
+                                               : "min(CPUs a worker may use, 12), as ripgrep");
+}
+
+/* The trees' bytes, from the corpus manifest; -1 without one. */
+static double search_dataset_bytes(const struct config *cfg) {
+    json_t *m = corpus_manifest_json(cfg, search_opts(cfg)), *t;
+    const char *name;
+    double sum = -1;
+    json_object_foreach(json_object_get(json_object_get(m, "manifest"), "trees"), name, t) {
+        json_t *b = json_object_get(t, "bytes");
+        if (json_is_integer(b))
+            sum = (sum < 0 ? 0 : sum) + (double)json_integer_value(b);
+    }
+    json_decref(m);
+    return sum;
 }
 
 static int search_data_paths(const struct config *cfg, const char *names[], char paths[][4096],
@@ -208,6 +237,8 @@ static const struct opt_row search_rows[] = {
      "corpus directory (corpus/data)"},
     {"patterns", OPT_STR, F(patterns_file), 0, 0, NULL, NULL, NULL, 0, NULL,
      "search patterns file, 100 patterns (corpus/patterns)"},
+    {"search-threads", OPT_UINT, F(threads), 1, SEARCH_MAX_THREADS, NULL, NULL, NULL, 0, NULL,
+     "threads per search: a parallel walk and read, as rg -j N (min(CPUs it may use, 12))"},
 };
 
 static const struct wl_counter search_counters[] = {
@@ -280,5 +311,7 @@ const struct workload search_workload = {
     .describe = search_describe,
     .host_keys = (const char *const[]){"corpus.dir", "corpus.patterns", NULL},
     .data_key = "corpus.manifest",
+    .compare_keys = (const char *const[]){"search_threads", NULL},
     .data_paths = search_data_paths,
+    .dataset_bytes = search_dataset_bytes,
 };

@@ -12,7 +12,12 @@
 struct search_opts {
     char corpus_dir[4096];    /* --corpus (corpus fetch: --dir), default <repo>/corpus/data */
     char patterns_file[4096]; /* --patterns, default <repo>/corpus/patterns */
+    unsigned threads;         /* --search-threads per search; 0: ripgrep's default */
 };
+
+/* The threads a worker's search runs on: --search-threads, else ripgrep's
+ * min(the CPUs it may use, 12) (search_par.h). */
+unsigned search_threads(const struct config *cfg);
 
 const struct search_opts *search_opts(const struct config *cfg);
 extern const struct workload search_workload;

@@ -3,7 +3,8 @@
  *
  * Output is sorted the way `rg --sort path` sorts (by path component), one
  * PATH argument after the other. --stats adds totals; --pread swaps the
- * io_uring reader for pread. Exit status as ripgrep: 0 when something
+ * io_uring reader for pread; -j/--threads N searches on N threads (default
+ * ripgrep's, min(CPUs, 12)), which changes no count. Exit status as ripgrep: 0 when something
  * matched, 1 when nothing did, 2 on an error. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include "../common/util.h"
 #include "search.h"
 #include "search_engine.h"
+#include "search_par.h"
 
 struct hit {
     char *path;
@@ -59,7 +61,7 @@ static int path_cmp(const void *a, const void *b) {
 
 static int usage(void) {
     fprintf(stderr, "usage: harness search [--count|--files-with-matches] [--stats] [--pread] "
-                    "PATTERN PATH...\n");
+                    "[-j N] PATTERN PATH...\n");
     return 2;
 }
 
@@ -67,6 +69,7 @@ int search_cli_main(int argc, char **argv) {
     enum engine_mode mode = ENGINE_COUNT;
     int stats = 0, i = 1;
     enum reader_kind kind = READER_URING;
+    unsigned threads = search_default_threads(0);
     for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--")) {
@@ -80,7 +83,16 @@ int search_cli_main(int argc, char **argv) {
             stats = 1;
         else if (!strcmp(a, "--pread"))
             kind = READER_PREAD;
-        else {
+        else if ((!strcmp(a, "-j") || !strcmp(a, "--threads")) && i + 1 < argc) {
+            char *end;
+            unsigned long n = strtoul(argv[++i], &end, 10);
+            if (*end || n < 1 || n > SEARCH_MAX_THREADS) {
+                fprintf(stderr, "harness search: %s '%s': expected 1 to %d threads\n", a, argv[i],
+                        SEARCH_MAX_THREADS);
+                return 2;
+            }
+            threads = (unsigned)n;
+        } else {
             fprintf(stderr, "harness search: unknown option '%s'\n", a);
             return usage();
         }
@@ -94,7 +106,7 @@ int search_cli_main(int argc, char **argv) {
         fprintf(stderr, "harness search: %s\n", err);
         return 2;
     }
-    struct engine *e = engine_open(kind, err, sizeof err);
+    struct psearch *e = psearch_open(kind, threads, &m, err, sizeof err);
     if (!e) {
         fprintf(stderr, "harness search: %s\n", err);
         matcher_free(&m);
@@ -109,7 +121,7 @@ int search_cli_main(int argc, char **argv) {
     int bare = argc - i == 1 && stat(argv[i], &st) == 0 && !S_ISDIR(st.st_mode);
     for (; i < argc; i++) {
         h.n = 0;
-        if (engine_search(e, &m, argv[i], mode, on_file, &h, &t) < 0)
+        if (psearch_search(e, &m, argv[i], mode, on_file, &h, &t) < 0)
             fprintf(stderr, "harness search: %s\n", t.err), t.err[0] = 0, status = 2;
         qsort(h.v, h.n, sizeof *h.v, path_cmp);
         for (size_t k = 0; k < h.n; k++) {
@@ -127,12 +139,12 @@ int search_cli_main(int argc, char **argv) {
         fprintf(stderr, "harness search: out of memory: output incomplete\n"), status = 2;
     if (stats)
         printf("\n%llu matched lines\n%llu files contained matches\n%llu files searched\n"
-               "%llu bytes searched\n%llu errors\n%.6f seconds (%s reader)\n",
+               "%llu bytes searched\n%llu errors\n%.6f seconds (%s reader, %u threads)\n",
                (unsigned long long)t.lines, (unsigned long long)t.matched,
                (unsigned long long)t.files, (unsigned long long)t.bytes,
-               (unsigned long long)t.errors, secs, engine_reader_name(e));
+               (unsigned long long)t.errors, secs, psearch_reader_name(e), psearch_threads(e));
     free(h.v);
-    engine_close(e);
+    psearch_close(e);
     matcher_free(&m);
     if (status || t.errors)
         return 2;

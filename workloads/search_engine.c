@@ -536,8 +536,23 @@ static void finish_file(struct engine *e, struct file *f) {
         e->fn(e->arg, f->path, shown, NULL);
 }
 
-int engine_search(struct engine *e, struct matcher *m, const char *root, enum engine_mode mode,
-                  engine_file_fn fn, void *arg, struct engine_totals *t) {
+/* The sequential walk as a file source. */
+static int walk_src_next(void *ctx, int wait, int *dirfd, const char **name, const char **path) {
+    struct walk *w = ctx;
+    (void)wait;
+    if (!walk_next(w, dirfd, name))
+        return 0;
+    *path = w->path;
+    return 1;
+}
+
+static void walk_src_release(void *ctx, const int *keep, int nkeep) {
+    walk_release(ctx, keep, nkeep);
+}
+
+int engine_run(struct engine *e, struct matcher *m, const char *root, enum engine_mode mode,
+               engine_file_fn fn, void *arg, struct engine_totals *t,
+               const struct engine_src *src) {
     e->m = m, e->mode = mode, e->fn = fn, e->arg = arg, e->t = t;
     if (reader_failed(e->rd)) {
         t->errors++;
@@ -546,29 +561,27 @@ int engine_search(struct engine *e, struct matcher *m, const char *root, enum en
                      strerror(reader_failed(e->rd)));
         return -1;
     }
-    if (walk_start(&e->walk, root) < 0) {
-        t->errors++;
-        if (!t->err[0])
-            snprintf(t->err, sizeof t->err, "%.500s", e->walk.err);
-        return -1;
-    }
     int more = 1, slot;
+    unsigned inflight = 0;
     for (;;) {
         /* A new batch only once everything read is searched: io_uring then
-         * opens and reads the whole batch in one syscall. */
+         * opens and reads the whole batch in one syscall. A shared walk
+         * with nothing ready now is waited for only with nothing in flight. */
         while (more && !reader_ready(e->rd) && (slot = reader_room(e->rd)) >= 0) {
             int dfd;
-            const char *name;
-            if (!walk_next(&e->walk, &dfd, &name)) {
-                more = 0;
+            const char *name, *path;
+            int got = src->next(src->ctx, inflight == 0, &dfd, &name, &path);
+            if (got <= 0) {
+                more = got < 0;
                 break;
             }
             /* The reader may open it after the walk has moved on: a copy. */
             char *p = e->paths[slot];
-            size_t pl = strlen(e->walk.path), nl = strlen(name);
-            memcpy(p, e->walk.path, pl + 1);
+            size_t pl = strlen(path), nl = strlen(name);
+            memcpy(p, path, pl + 1);
             reader_add(e->rd, dfd, p + pl - nl);
             e->dirfds[slot] = dfd;
+            inflight++;
         }
         struct reader_file *rf = reader_next(e->rd);
         /* Directories the walk has finished can be closed, but for those
@@ -577,10 +590,12 @@ int engine_search(struct engine *e, struct matcher *m, const char *root, enum en
         for (unsigned i = 0; i < READER_SLOTS; i++)
             if (reader_opening(e->rd, i))
                 keep[nkeep++] = e->dirfds[i];
-        walk_release(&e->walk, keep, nkeep);
+        src->release(src->ctx, keep, nkeep);
         if (!rf) {
             if (reader_failed(e->rd)) /* the rest of the tree is not searched */
                 note_error(e, root, "the io_uring reader failed: search stopped");
+            if (more && !reader_failed(e->rd))
+                continue; /* nothing was ready: wait for the walk */
             break;
         }
         struct file f = {.path = e->paths[rf->slot]};
@@ -591,7 +606,23 @@ int engine_search(struct engine *e, struct matcher *m, const char *root, enum en
             finish_file(e, &f);
         }
         reader_done(e->rd, rf);
+        inflight--;
     }
+    return 0;
+}
+
+int engine_search(struct engine *e, struct matcher *m, const char *root, enum engine_mode mode,
+                  engine_file_fn fn, void *arg, struct engine_totals *t) {
+    if (reader_failed(e->rd))
+        return engine_run(e, m, root, mode, fn, arg, t, NULL);
+    if (walk_start(&e->walk, root) < 0) {
+        t->errors++;
+        if (!t->err[0])
+            snprintf(t->err, sizeof t->err, "%.500s", e->walk.err);
+        return -1;
+    }
+    struct engine_src src = {walk_src_next, walk_src_release, &e->walk};
+    engine_run(e, m, root, mode, fn, arg, t, &src);
     if (e->walk.errors) {
         t->errors += e->walk.errors;
         if (!t->err[0])

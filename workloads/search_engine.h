@@ -45,6 +45,22 @@ const char *engine_reader_name(const struct engine *e);
 int engine_search(struct engine *e, struct matcher *m, const char *root, enum engine_mode mode,
                   engine_file_fn fn, void *arg, struct engine_totals *t);
 
+/* Where a search's files come from: the walk of one tree (engine_search),
+ * or a walk several engines share (search_par.c). next() gives a file to
+ * open relative to *dirfd as *name (the end of *path, its path as ripgrep
+ * prints it; valid until the next call): 1, 0 at the end, or -1 when none
+ * is ready now and wait is 0 (with wait set it blocks until one is).
+ * release() may close finished directories except keep[0..nkeep). */
+struct engine_src {
+    int (*next)(void *ctx, int wait, int *dirfd, const char **name, const char **path);
+    void (*release)(void *ctx, const int *keep, int nkeep);
+    void *ctx;
+};
+
+/* Search the files src gives (root names the search in errors). */
+int engine_run(struct engine *e, struct matcher *m, const char *root, enum engine_mode mode,
+               engine_file_fn fn, void *arg, struct engine_totals *t, const struct engine_src *src);
+
 /* One pass over s[0..n): TEXT_NUL when it holds a NUL byte, TEXT_HIGH when
  * a byte >= 0x80 (so not pure ASCII). */
 #define TEXT_NUL 1u

@@ -171,3 +171,285 @@ int walk_next(struct walk *w, int *dirfd, const char **name) {
     }
     return 0;
 }
+
+/* ---- the parallel walk ---- */
+
+#define PWALK_ARENA (1u << 20) /* paths of directories waiting: the Linux tree's all fit */
+#define PWALK_DIRS 32768
+
+int pwalk_init(struct pwalk *pw) {
+    memset(pw, 0, sizeof *pw);
+    pw->arena = malloc(PWALK_ARENA);
+    pw->stk = malloc(PWALK_DIRS * sizeof *pw->stk);
+    if (!pw->arena || !pw->stk) {
+        free(pw->arena);
+        free(pw->stk);
+        return -1;
+    }
+    pw->acap = PWALK_ARENA, pw->scap = PWALK_DIRS;
+    pthread_mutex_init(&pw->mu, NULL);
+    pthread_cond_init(&pw->cv, NULL);
+    return 0;
+}
+
+void pwalk_free(struct pwalk *pw) {
+    if (!pw->arena)
+        return;
+    pthread_mutex_destroy(&pw->mu);
+    pthread_cond_destroy(&pw->cv);
+    free(pw->arena);
+    free(pw->stk);
+    memset(pw, 0, sizeof *pw);
+}
+
+/* With the lock held: push a directory's path (and its flag). 0, or -1
+ * when the arena or the stack is full. */
+static int push_dir(struct pwalk *pw, char flag, const char *path, size_t len) {
+    if (pw->nstk == pw->scap || pw->atop + len + 2 > pw->acap)
+        return -1;
+    pw->stk[pw->nstk++] = (unsigned)pw->atop;
+    pw->arena[pw->atop] = flag;
+    memcpy(pw->arena + pw->atop + 1, path, len);
+    pw->arena[pw->atop + 1 + len] = 0;
+    pw->atop += len + 2;
+    return 0;
+}
+
+int pwalk_start(struct pwalk *pw, const char *root, char *err, size_t errlen) {
+    struct stat st;
+    size_t rl = strlen(root);
+    pw->nstk = pw->atop = 0;
+    pw->active = 0;
+    pw->done = pw->root_file = 0;
+    if (rl + 2 >= WALK_PATH_MAX) {
+        snprintf(err, errlen, "%s: %s", root, strerror(ENAMETOOLONG));
+        return -1;
+    }
+    if (stat(root, &st) < 0) {
+        snprintf(err, errlen, "%s: %s", root, strerror(errno));
+        return -1;
+    }
+    memcpy(pw->root, root, rl + 1);
+    if (!S_ISDIR(st.st_mode)) {
+        pw->root_file = 1; /* an explicit file is searched whatever its name */
+        return 0;
+    }
+    /* ripgrep joins with '/', without doubling one the user typed. */
+    if (root[rl - 1] != '/')
+        pw->root[rl++] = '/', pw->root[rl] = 0;
+    push_dir(pw, 'R', pw->root, rl);
+    return 0;
+}
+
+static void cur_dir_done(struct pwalk_cur *c);
+
+int pwalk_cur_init(struct pwalk_cur *c, struct pwalk *pw) {
+    memset(c, 0, sizeof *c);
+    c->pw = pw;
+    c->fd = -1;
+    c->buf = malloc(LEVEL_BUF);
+    if (!c->buf || walk_init(&c->own) < 0) {
+        free(c->buf);
+        c->buf = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+void pwalk_cur_free(struct pwalk_cur *c) {
+    pwalk_release(c, NULL, 0);
+    if (c->fd >= 0)
+        close(c->fd);
+    walk_free(&c->own);
+    free(c->buf);
+    c->buf = NULL;
+}
+
+void pwalk_cur_reset(struct pwalk_cur *c) {
+    c->errors = 0;
+    c->err[0] = 0;
+}
+
+void pwalk_cur_finish(struct pwalk_cur *c) {
+    if (c->in_own) {
+        c->errors += c->own.errors;
+        walk_stop(&c->own);
+        c->in_own = 0;
+    }
+    if (c->fd >= 0) /* a search that stopped early leaves the others a walk that can end */
+        cur_dir_done(c);
+    pwalk_release(c, NULL, 0);
+}
+
+static void cur_error(struct pwalk_cur *c, const char *path, int e) {
+    c->errors++;
+    snprintf(c->err, sizeof c->err, "%s: %s", path, strerror(e));
+}
+
+void pwalk_release(struct pwalk_cur *c, const int *keep, int nkeep) {
+    int n = 0;
+    for (int i = 0; i < c->nlate; i++) {
+        int k = 0;
+        while (k < nkeep && keep[k] != c->late[i])
+            k++;
+        if (k < nkeep)
+            c->late[n++] = c->late[i];
+        else
+            close(c->late[i]);
+    }
+    c->nlate = n;
+    walk_release(&c->own, keep, nkeep);
+}
+
+/* The directory in hand is read: close it now, or later if a file of it
+ * may still be waiting to be opened; the walk may be over. */
+static void cur_dir_done(struct pwalk_cur *c) {
+    if (c->lent && c->nlate < (int)(sizeof c->late / sizeof c->late[0]))
+        c->late[c->nlate++] = c->fd;
+    else
+        close(c->fd);
+    c->fd = -1;
+    struct pwalk *pw = c->pw;
+    pthread_mutex_lock(&pw->mu);
+    pw->active--;
+    if (pw->nstk || !pw->active)
+        pthread_cond_broadcast(&pw->cv);
+    pthread_mutex_unlock(&pw->mu);
+}
+
+/* Walk the subdirectory at c->path alone (the shared stack is full). */
+static void cur_walk_own(struct pwalk_cur *c) {
+    /* walk_start closes the last own walk's finished directories, which
+     * opens in flight may still need: they become this thread's to release. */
+    for (int i = 0; i < c->own.nlate; i++) {
+        if (c->nlate < (int)(sizeof c->late / sizeof c->late[0]))
+            c->late[c->nlate++] = c->own.late[i];
+        else
+            close(c->own.late[i]);
+    }
+    c->own.nlate = 0;
+    if (walk_start(&c->own, c->path) < 0) {
+        c->errors++;
+        snprintf(c->err, sizeof c->err, "%s", c->own.err);
+    } else
+        c->in_own = 1;
+}
+
+int pwalk_next(struct pwalk_cur *c, int wait, int *dirfd, const char **name, const char **path) {
+    struct pwalk *pw = c->pw;
+    for (;;) {
+        if (c->in_own) {
+            if (walk_next(&c->own, dirfd, name)) {
+                *path = c->own.path;
+                return 1;
+            }
+            c->errors += c->own.errors;
+            if (c->own.errors)
+                snprintf(c->err, sizeof c->err, "%s", c->own.err);
+            c->own.errors = 0;
+            c->in_own = 0;
+        }
+        if (c->fd >= 0) {
+            if (c->pos >= c->len) {
+                ssize_t n = getdents64(c->fd, c->buf, LEVEL_BUF);
+                if (n <= 0) {
+                    if (n < 0) {
+                        c->path[c->pathlen] = 0;
+                        cur_error(c, c->path, errno);
+                    }
+                    cur_dir_done(c);
+                    continue;
+                }
+                c->pos = 0, c->len = (size_t)n;
+            }
+            struct dirent64 *d = (struct dirent64 *)(c->buf + c->pos);
+            c->pos += d->d_reclen;
+            const char *nm = d->d_name;
+            if (nm[0] == '.') /* hidden, and . and .. */
+                continue;
+            size_t nl = strlen(nm);
+            if (c->pathlen + nl + 2 >= WALK_PATH_MAX) {
+                cur_error(c, nm, ENAMETOOLONG);
+                continue;
+            }
+            memcpy(c->path + c->pathlen, nm, nl + 1);
+            unsigned type = d->d_type;
+            if (type == DT_UNKNOWN) {
+                struct stat st;
+                if (fstatat(c->fd, nm, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+                    cur_error(c, c->path, errno);
+                    continue;
+                }
+                type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_LNK;
+            }
+            if (type == DT_REG) {
+                c->lent = 1;
+                *dirfd = c->fd;
+                *name = nm;
+                *path = c->path;
+                return 1;
+            }
+            if (type != DT_DIR)
+                continue; /* symlinks are not followed; devices, fifos, sockets skipped */
+            size_t pl = c->pathlen + nl;
+            c->path[pl] = '/', c->path[pl + 1] = 0;
+            pthread_mutex_lock(&pw->mu);
+            int pushed = push_dir(pw, 'D', c->path, pl + 1);
+            if (pushed == 0)
+                pthread_cond_signal(&pw->cv);
+            pthread_mutex_unlock(&pw->mu);
+            if (pushed < 0) {
+                c->path[pl] = 0;
+                cur_walk_own(c);
+            }
+            continue;
+        }
+        /* Nothing in hand: take a directory, or wait for one while another
+         * thread may still push some. */
+        pthread_mutex_lock(&pw->mu);
+        if (pw->root_file) {
+            pw->root_file = 0;
+            pw->done = 1;
+            pthread_cond_broadcast(&pw->cv);
+            pthread_mutex_unlock(&pw->mu);
+            snprintf(c->path, sizeof c->path, "%s", pw->root);
+            *dirfd = AT_FDCWD;
+            *name = *path = c->path;
+            return 1;
+        }
+        while (!pw->nstk && pw->active && !pw->done) {
+            if (!wait) {
+                pthread_mutex_unlock(&pw->mu);
+                return -1;
+            }
+            pthread_cond_wait(&pw->cv, &pw->mu);
+        }
+        if (!pw->nstk) {
+            pw->done = 1;
+            pthread_cond_broadcast(&pw->cv);
+            pthread_mutex_unlock(&pw->mu);
+            return 0;
+        }
+        size_t off = pw->stk[--pw->nstk];
+        char flag = pw->arena[off];
+        size_t len = strlen(pw->arena + off + 1);
+        memcpy(c->path, pw->arena + off + 1, len + 1);
+        pw->atop = off;
+        pw->active++;
+        pthread_mutex_unlock(&pw->mu);
+        c->pathlen = len;
+        /* Below the root a directory is never reached through a symlink. */
+        c->fd = open(c->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (flag == 'D' ? O_NOFOLLOW : 0));
+        c->lent = 0;
+        c->pos = c->len = 0;
+        if (c->fd < 0) {
+            c->path[len && c->path[len - 1] == '/' ? len - 1 : len] = 0;
+            cur_error(c, c->path, errno);
+            pthread_mutex_lock(&pw->mu);
+            pw->active--;
+            if (pw->nstk || !pw->active)
+                pthread_cond_broadcast(&pw->cv);
+            pthread_mutex_unlock(&pw->mu);
+        }
+    }
+}

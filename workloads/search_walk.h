@@ -7,6 +7,7 @@
 #ifndef AOPS_SEARCH_WALK_H
 #define AOPS_SEARCH_WALK_H
 
+#include <pthread.h>
 #include <stddef.h>
 
 #define WALK_MAX_DEPTH 96
@@ -53,5 +54,58 @@ void walk_release(struct walk *w, const int *keep, int nkeep);
 
 /* Close what is left open (a walk abandoned half way). */
 void walk_stop(struct walk *w);
+
+/* ---- the parallel walk: ripgrep's WalkParallel ----
+ *
+ * Several threads walk one tree together: a shared stack of directories
+ * still to read (their paths in an arena allocated once), each thread taking
+ * one, returning its files and pushing its subdirectories for any thread to
+ * take. The walk ends when the stack is empty and no thread holds a
+ * directory. When the arena is full a thread walks the subdirectory alone
+ * (a struct walk of its own), so memory stays bounded whatever the tree. */
+
+struct pwalk {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    char *arena; /* entries: a flag byte ('R' root, 'D' below), the path, NUL */
+    size_t acap, atop;
+    unsigned *stk; /* arena offsets, a stack */
+    size_t scap, nstk;
+    unsigned active; /* threads holding a directory */
+    int done;
+    int root_file; /* the root is a file: the first next() returns it */
+    char root[WALK_PATH_MAX];
+};
+
+/* One thread's place in a parallel walk. */
+struct pwalk_cur {
+    struct pwalk *pw;
+    int fd, lent; /* the directory in hand, -1 when none */
+    size_t pos, len, pathlen;
+    char *buf;
+    char path[WALK_PATH_MAX];
+    int late[64], nlate;
+    struct walk own; /* a subtree walked alone when the arena is full */
+    int in_own;
+    unsigned errors;
+    char err[WALK_PATH_MAX + 128];
+};
+
+int pwalk_init(struct pwalk *pw);
+void pwalk_free(struct pwalk *pw);
+/* Begin a walk of root (a directory or a file). 0, or -1 with err. */
+int pwalk_start(struct pwalk *pw, const char *root, char *err, size_t errlen);
+
+int pwalk_cur_init(struct pwalk_cur *c, struct pwalk *pw);
+void pwalk_cur_free(struct pwalk_cur *c);
+/* Before each walk: forget the last one's errors. */
+void pwalk_cur_reset(struct pwalk_cur *c);
+/* After this thread's part of a walk, also one that stopped early: let go
+ * of what it holds, so the others' walk can end. */
+void pwalk_cur_finish(struct pwalk_cur *c);
+/* As engine_src.next: 1 a file, 0 the walk is over, -1 none now (!wait). */
+int pwalk_next(struct pwalk_cur *c, int wait, int *dirfd, const char **name, const char **path);
+/* As walk_release, for this thread's finished directories. */
+void pwalk_release(struct pwalk_cur *c, const int *keep, int nkeep);
 
 #endif

@@ -174,6 +174,20 @@ struct workload {
      * values differ. */
     const char *data_key;
 
+    /* Optional, with describe: dotted config keys of settings that change
+     * what one operation is (search: its threads); compare refuses two runs
+     * whose values differ, as it refuses other data. NULL-ended. */
+    const char *const *compare_keys;
+
+    /* Optional: bytes of the data its run reads on this host (objects,
+     * trees), for the data set against the memory; -1 when unknown. */
+    double (*dataset_bytes)(const struct config *cfg);
+
+    /* Optional: --cache cold, before the workers start: empty the server's
+     * own caches (the local stack's MariaDB is restarted, its buffer pool
+     * empty). 0 done, 1 nothing to do here, -1 failed; note says which. */
+    int (*cold_start)(const struct config *cfg, char *note, size_t len);
+
     /* Optional: directories holding its data on this machine, for the
      * storage telemetry. Writes up to max (name, path) pairs; returns how
      * many. */

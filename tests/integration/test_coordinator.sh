@@ -7,11 +7,15 @@ source "$(dirname "$0")/../lib.sh"
 
 # Runs the harness in the background so its pid (the cgroups' name) is known:
 # sets RC and LASTPID. Other harness runs on the machine are left out of counts.
-h() {
+h() { # LAST_SECONDS: the command's time by a clock outside it
+    local t0 t1
+    t0=$(date +%s.%N)
     "$HARNESS" "$@" >"$TMP/h.out" 2>"$TMP/h.err" &
     LASTPID=$!
     wait $LASTPID
     RC=$?
+    t1=$(date +%s.%N)
+    LAST_SECONDS=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }')
 }
 cg_count() { # cgroups left by the last run, anywhere under the cgroup mounts
     find /sys/fs/cgroup -maxdepth 5 -type d -name "aops-$LASTPID-*" 2>/dev/null | wc -l
@@ -24,7 +28,9 @@ R=$TMP/plain/result.json
 check_eq "ops = 4 workers x 2 cycles x 20" 160 "$(jq -r .totals.ops $R)"
 check_eq "no errors" 0 "$(jq -r .totals.errors $R)"
 check_eq "4 containers reported" 4 "$(jq -r '.containers|length' $R)"
-check "aops = ops / wall_seconds" jq -e '(.totals.aops - .totals.ops / .totals.wall_seconds | fabs) < 1e-6 * .totals.aops' $R
+# 2 cycles x 20 sleeps of 1 ms each: at least 40 ms, and within the clock around the command.
+check "wall_seconds >= 40 sleeps of 1 ms and <= the command's own time" \
+    jq -e --argjson c "$LAST_SECONDS" '.totals.wall_seconds >= 0.040 and .totals.wall_seconds <= $c' $R
 check "per-core aops = aops / physical cores" jq -e '(.totals.aops_per_core * .system.physical_cores - .totals.aops | fabs) < 1e-6 * .totals.aops' $R
 check "each container ran 40 ops and exited 0" jq -e '[.containers[] | select(.ops == 40 and .exit_status == 0 and .oom_killed == false)] | length == 4' $R
 check "sleep latency about 1 ms" jq -e '.workloads.sleep.latency_ms.p50 > 0.9 and .workloads.sleep.latency_ms.p50 < 50' $R

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test_search_rg.sh -- `harness search --count` / `--files-with-matches` print
-# exactly what `rg -P -c` / `rg -P -l` print, file by file: for every pattern
+# exactly what `rg -P -c` / `rg -P -l` print, file by file, on one thread and on
+# ripgrep's default (a parallel walk over min(CPUs, 12) threads): for every pattern
 # of corpus/patterns on the generated tiny corpus always, and on the real
 # trees (corpus/data/full) when they have been fetched, as AOPS_RG_REAL says:
 #   sample (default, in `make test`): 5 patterns per tree, chosen to cover the
@@ -44,11 +45,15 @@ compare() {
             local long=--count; [ $mode = -l ] && long=--files-with-matches
             local want got
             want=$(cd "$dir" && rg -P $mode --sort path "$@" -- "$pat" "${paths[@]}" 2>/dev/null)
-            got=$(cd "$dir" && "$HARNESS" search $long -- "$pat" "${paths[@]}" 2>/dev/null)
-            if [ "$want" != "$got" ]; then
-                bad=$((bad + 1))
-                fail "$tag $mode '$pat': $(diff <(echo "$want") <(echo "$got") | head -5 | tr '\n' ' ')"
-            fi
+            # One thread, and ripgrep's default (min(CPUs, 12)): the same output.
+            for j in 1 default; do
+                local jarg=(); [ $j = 1 ] && jarg=(-j 1)
+                got=$(cd "$dir" && "$HARNESS" search "${jarg[@]}" $long -- "$pat" "${paths[@]}" 2>/dev/null)
+                if [ "$want" != "$got" ]; then
+                    bad=$((bad + 1))
+                    fail "$tag $mode -j $j '$pat': $(diff <(echo "$want") <(echo "$got") | head -5 | tr '\n' ' ')"
+                fi
+            done
         done
     done < "$ROOT/corpus/patterns"
     if [ $n = 0 ]; then
@@ -56,7 +61,7 @@ compare() {
     elif [ "$only" = sample ] && [ $n != ${#sample[@]} ]; then
         fail "$tag: $n of the ${#sample[@]} sample patterns found in corpus/patterns"
     elif [ $bad = 0 ]; then
-        pass "$tag ($dir: ${paths[*]}): $n patterns, -c and -l equal to rg -P file by file"
+        pass "$tag ($dir: ${paths[*]}): $n patterns, -c and -l equal to rg -P file by file, -j 1 and default"
     fi
 }
 

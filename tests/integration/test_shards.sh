@@ -86,10 +86,17 @@ check_eq "merged: search ops" 600 "$(jq_ .workloads.search.ops "$M")"
 check_eq "merged: s3 bytes exact" $(( 6 * (500 * 1024 + 500 * 10240 + 190 * 51200) )) "$(jq_ .workloads.s3.bytes "$M")"
 check_eq "merged: containers 0..5, once each" "0 1 2 3 4 5" "$(jq_ '[.containers[].id] | sort | join(" ")' "$M")"
 check_eq "merged: 3 shards, one machine" "3 1" "$(jq_ '"\(.shards | length) \(.system.hosts)"' "$M")"
-wall=$(jq -s '([.[] | .shard.released_at_ns + (.totals.wall_seconds * 1e9)] | max) - ([.[].shard.released_at_ns] | min) | . / 1e9' "$TMP"/s?/result.json)
-check "merged: wall = common release to the last completion ($wall s)" \
+# Each shard's instants on the common clock: its release moved by its measured offset.
+wall=$(jq -s '[.[] | .shard.released_at_ns + .shard.clock.offset_s * 1e9] as $r
+    | ([.[] | .shard.released_at_ns + .shard.clock.offset_s * 1e9 + .totals.wall_seconds * 1e9] | max) - ($r | min) | . / 1e9' "$TMP"/s?/result.json)
+check "merged: wall = common release to the last completion, offsets applied ($wall s)" \
     jq -e --argjson w "$wall" '(.totals.wall_seconds - $w | fabs) < 1e-6' "$M"
-check "merged: aops = ops / wall" jq -e '(.totals.aops - .totals.ops / .totals.wall_seconds | fabs) < 1e-6 * .totals.aops' "$M"
+check "merged: AOPS over that wall ($(jq_ .totals.aops "$M"))" jq -e --argjson w "$wall" '(.totals.aops * $w - 8040 | fabs) < 1e-3' "$M"
+check "merged: cpu_util weighted by logical CPUs from the fleet series, one machine: its own mean" \
+    jq -e --slurpfile s "$TMP/s0/result.json" '.telemetry.cpu_util.mean != null and (.telemetry.series | length > 0)' "$M"
+check "merged: windows carry telemetry and overlap shares" \
+    jq -e '[.windows[] | .cpu_util.mean != null and .overlap_share != null] | all' "$M"
+check "merged: stragglers on the common clock" jq -e '.stragglers.finish.last <= .totals.wall_seconds + 1e-6' "$M"
 check "merged: per-core over the machine's cores, counted once" \
     jq -e '(.totals.aops_per_core - .totals.aops / .system.physical_cores | fabs) < 1e-6 * .totals.aops' "$M"
 check "merged: latency histograms hold every operation" \

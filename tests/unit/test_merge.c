@@ -171,11 +171,16 @@ static void test_arithmetic(void) {
     CHECKF(json_is_true(json_object_get(m, "valid")), "two good shards merge valid: %s",
            jstr(m, "invalid_reasons.0"));
     CHECK(jnum(m, "totals.ops") == 250);
-    /* From the earliest release (T) to the last completion (T + 1 ms + 12.5 s). */
-    CHECKF(near(jnum(m, "totals.wall_seconds"), 12.501), "wall %.9f",
+    /* On the common clock (server = local + offset): a is released at
+     * T + 10 ms, b at T + 1 ms + 60 ms = T + 61 ms and ends 12.5 s later, at
+     * T + 12.561 s; from the earliest release: 12.551 s (by the raw release
+     * times it would be 12.501 s). */
+    CHECKF(near(jnum(m, "totals.wall_seconds"), 12.551), "wall %.9f",
            jnum(m, "totals.wall_seconds"));
-    CHECKF(near(jnum(m, "totals.aops"), 250 / 12.501), "aops %.9f", jnum(m, "totals.aops"));
-    CHECKF(near(jnum(m, "totals.aops_per_core"), 250 / 12.501 / 6), "2 + 4 cores");
+    CHECKF(near(jnum(m, "totals.aops"), 250 / 12.551), "aops %.9f", jnum(m, "totals.aops"));
+    CHECKF(near(jnum(m, "totals.aops_per_core"), 250 / 12.551 / 6), "2 + 4 cores");
+    CHECK(near(jnum(m, "shards.1.clock_offset_applied_s"), 0.06));
+    CHECK(jnum(m, "shards.1.aligned_released_at_ns") == (double)(T0 + 61000000));
     CHECK(jnum(m, "system.physical_cores") == 6);
     CHECK(jnum(m, "system.hosts") == 2);
     /* Power: shard b has none, so no sum, and the reason names it. */
@@ -207,10 +212,11 @@ static void test_arithmetic(void) {
     CHECK(json_is_null(jget(m, "workloads.s3.classes.50MiB.latency_ms.p50")));
     CHECK(jnum(m, "histograms.workloads.s3.latency_ms.count") == 250);
 
-    /* Windows in absolute time: a starts at T + 0.1, b at T + 0.001 + 0.05. */
-    CHECKF(near(jnum(m, "windows.s3.start"), 0.051), "window start %.9f",
+    /* Windows on the common clock: a starts at T + 0.010 + 0.1 = T + 0.110,
+     * b at T + 0.061 + 0.05 = T + 0.111: 0.100 s after the release (T + 10 ms). */
+    CHECKF(near(jnum(m, "windows.s3.start"), 0.100), "window start %.9f",
            jnum(m, "windows.s3.start"));
-    CHECK(near(jnum(m, "windows.s3.end"), 12.501));
+    CHECKF(near(jnum(m, "windows.s3.end"), 12.551), "window end %.9f", jnum(m, "windows.s3.end"));
     /* Completions per second, lined up: [40, 60] + [50, 50, 50]. */
     CHECK(jnum(m, "ops_per_second.start") == 1000000000);
     CHECK(jnum(m, "ops_per_second.counts.0") == 90 && jnum(m, "ops_per_second.counts.1") == 110 &&
@@ -231,7 +237,7 @@ static void test_arithmetic(void) {
                         json_pack("{s:f}", "mean_w", 30.0));
     m = merge2(shard_a(), b);
     CHECK(near(jnum(m, "telemetry.power.mean_w"), 80));
-    CHECK(near(jnum(m, "totals.aops_per_watt"), 250 / 12.501 / 80));
+    CHECK(near(jnum(m, "totals.aops_per_watt"), 250 / 12.551 / 80));
     json_decref(m);
 
     /* Two shards on one machine (one boot id): its cores count once. */
@@ -239,7 +245,78 @@ static void test_arithmetic(void) {
     json_object_set_new(json_object_get(b, "shard"), "boot_id", json_string("boot-a"));
     m = merge2(shard_a(), b);
     CHECK(jnum(m, "system.hosts") == 1);
-    CHECKF(near(jnum(m, "totals.aops_per_core"), 250 / 12.501 / 2), "cores of one machine");
+    CHECKF(near(jnum(m, "totals.aops_per_core"), 250 / 12.551 / 2), "cores of one machine");
+    json_decref(m);
+}
+
+/* A point of a shard's series: t, cpu_util, read_Bps, and s3 ops. */
+static json_t *pt(double t, double cpu, double rbps, int ops) {
+    return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:n, s:{s:{s:i, s:i}}}", "t", t, "cpu_util",
+                     cpu, "read_Bps", rbps, "read_iops", 1.0, "write_Bps", 0.0, "write_iops", 0.0,
+                     "power_w", "workloads", "s3", "ops", ops, "bytes", 0);
+}
+
+/* The fleet's series, worked out by hand. Shard a: 2 logical CPUs, 100 %
+ * busy, its disk reading 1000 B/s during its first half second. Shard b:
+ * 126 logical CPUs, idle, the same read at the same real time; its clock is
+ * 0.5 s behind (offset +0.5 s), so by its own clock it was released 0.5 s
+ * before a. */
+static void test_fleet(void) {
+    json_t *a = shard_a(), *b = shard_b();
+    json_t *ser_a = json_array(), *ser_b = json_array();
+    for (int k = 1; k <= 4; k++) {
+        json_array_append_new(ser_a, pt(0.5 * k, 100, k == 1 ? 1000 : 0, 25));
+        json_array_append_new(ser_b, pt(0.5 * k, 0, k == 1 ? 1000 : 0, 25));
+    }
+    json_object_set_new(json_object_get(a, "telemetry"), "series", ser_a);
+    json_object_set_new(json_object_get(b, "telemetry"), "series", ser_b);
+    json_object_set_new(json_object_get(a, "system"), "logical_cpus", json_integer(2));
+    json_object_set_new(json_object_get(b, "system"), "logical_cpus", json_integer(126));
+    json_object_set_new(json_object_get(a, "shard"), "released_at_ns", json_integer(T0));
+    json_object_set_new(json_object_get(b, "shard"), "released_at_ns",
+                        json_integer(T0 - 500000000));
+    json_object_set_new(jget(a, "shard.clock"), "offset_s", json_real(0));
+    json_object_set_new(jget(b, "shard.clock"), "offset_s", json_real(0.5));
+    json_object_set_new(json_object_get(a, "totals"), "wall_seconds", json_real(2.0));
+    json_object_set_new(json_object_get(b, "totals"), "wall_seconds", json_real(2.0));
+    json_object_set_new(a, "windows",
+                        json_pack("{s:{s:f, s:f, s:[{s:i, s:f, s:f}]}}", "s3", "start", 0.1, "end",
+                                  0.9, "intervals", "cycle", 1, "start", 0.1, "end", 0.9));
+    json_object_set_new(b, "windows",
+                        json_pack("{s:{s:f, s:f, s:[{s:i, s:f, s:f}]}}", "s3", "start", 0.2, "end",
+                                  1.0, "intervals", "cycle", 1, "start", 0.2, "end", 1.0));
+    json_object_set_new(a, "containers",
+                        json_pack("[{s:i, s:i, s:f}]", "id", 0, "ops", 100, "seconds", 2.0));
+    json_object_set_new(b, "containers",
+                        json_pack("[{s:i, s:i, s:f}]", "id", 1, "ops", 150, "seconds", 1.5));
+    json_t *m = merge2(a, b);
+    /* Both released at T on the common clock, both ended at T + 2 s. */
+    CHECKF(near(jnum(m, "totals.wall_seconds"), 2.0), "wall %.9f", jnum(m, "totals.wall_seconds"));
+    /* CPU weighted by logical CPUs: (100 x 2 + 0 x 126) / 128 = 1.5625 %, not 50 %. */
+    CHECKF(fabs(jnum(m, "telemetry.cpu_util.mean") - 1.5625) < 1e-3, "cpu %.6f",
+           jnum(m, "telemetry.cpu_util.mean"));
+    /* The peak of the summed series: both read 1000 B/s in the same half
+     * second, 2000 B/s; the larger host peak says 1000, and the raw release
+     * times (b 0.5 s earlier) would never line the two up. */
+    CHECKF(near(jnum(m, "telemetry.read_Bps.peak"), 2000), "read peak %.3f",
+           jnum(m, "telemetry.read_Bps.peak"));
+    CHECKF(near(jnum(m, "telemetry.read_Bps.mean"), 500), "read mean %.3f (2000 x 0.5 / 2)",
+           jnum(m, "telemetry.read_Bps.mean"));
+    /* The window on the common clock: [0.1, 1.0]; its read mean is 2000 B/s
+     * over (0.1, 0.5] and 0 after: 2000 x 0.4 / 0.9. */
+    CHECKF(near(jnum(m, "windows.s3.start"), 0.1) && near(jnum(m, "windows.s3.end"), 1.0),
+           "window [%.6f, %.6f]", jnum(m, "windows.s3.start"), jnum(m, "windows.s3.end"));
+    CHECKF(fabs(jnum(m, "windows.s3.read_Bps.mean") - 2000 * 0.4 / 0.9) < 1e-3, "window read %.6f",
+           jnum(m, "windows.s3.read_Bps.mean"));
+    CHECKF(fabs(jnum(m, "windows.s3.cpu_util.mean") - 1.5625) < 1e-3, "window cpu %.6f",
+           jnum(m, "windows.s3.cpu_util.mean"));
+    CHECK(near(jnum(m, "windows.s3.overlap_share"), 0));
+    /* Finish times on the common clock: 1.5 and 2.0; median 1.75; the tail
+     * (2.0 - 1.75) / 2.0; by 1.75 s: 3.5 of 4 points of 50 operations. */
+    CHECK(near(jnum(m, "stragglers.finish.median"), 1.75));
+    CHECK(near(jnum(m, "stragglers.tail_share"), 0.125));
+    CHECKF(near(jnum(m, "stragglers.ops_at_median"), 175), "ops by the median %.3f",
+           jnum(m, "stragglers.ops_at_median"));
     json_decref(m);
 }
 
@@ -372,6 +449,7 @@ static void test_config_hash(void) {
 }
 
 int main(void) {
+    test_fleet();
     test_config_hash();
     test_arithmetic();
     test_rules();

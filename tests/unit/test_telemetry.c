@@ -255,6 +255,55 @@ static void test_amd_1s(void) {
 /* No powercap, no perf PMU: the AMD MSRs through a file laid out like
  * /dev/cpu/0/msr (pread at the MSR address). Units 2^-16 J; the 32-bit
  * counter wraps from 0xFFFFF000 to 0xF000: 0x10000 units = 1 J in 0.5 s. */
+/* Steal on a /proc/stat fixture, worked out by hand. Between the readings:
+ * user +300, system +100, idle +400, iowait +100, steal +300 of 1200 ticks.
+ * Busy is user + system = 400 of 1200: 33.3 % (counting steal as busy, as
+ * before, said 58.3 %); steal 25 %. The run's span then cuts the figures:
+ * over [0, 0.5] of a 1 s point, half the point counts, at its value. */
+static void test_steal(void) {
+    char root[512];
+    struct config c = {0};
+    snprintf(root, sizeof root, "%s/steal", tmp);
+    copy_fixture("sysroot-amd-1s", root);
+    setup_cfg(&c, root, "/opt/aops-nonexistent", "/scratch/corpus");
+    put(root, "proc/stat", "cpu  1000 0 500 8000 400 0 0 200 0 0\n");
+    struct telemetry *t = telemetry_new(&c);
+    telemetry_begin(t, -S / 100); /* the baselines 10 ms before the release at 0 */
+    telemetry_rebase(t, 0);
+    put(root, "proc/stat", "cpu  1300 0 600 8400 500 0 0 500 0 0\n");
+    telemetry_sample(t, S);
+    put(root, "proc/stat", "cpu  1900 0 800 8500 500 0 0 500 0 0\n"); /* 800 of 900: 88.9 % */
+    telemetry_sample(t, S + S / 2);
+    struct cpu_times a, b;
+    CHECK(cpu_parse_stat("cpu  1000 0 500 8000 400 0 0 200 0 0\n", &a) == 0 && a.busy == 1500);
+    CHECK(cpu_parse_stat("cpu  1300 0 600 8400 500 0 0 500 0 0\n", &b) == 0 && b.busy == 1900);
+    CHECKF(NEAR(cpu_util_pct(&a, &b), 100.0 * 400 / 1200), "%f", cpu_util_pct(&a, &b));
+    CHECK(NEAR(cpu_steal_pct(&a, &b), 25.0));
+    CHECKF(NEAR(telemetry_baseline_s(t), -0.01), "baseline at %f s", telemetry_baseline_s(t));
+    json_t *j = telemetry_json(t);
+    double p0 = getd(json_array_get(json_object_get(j, "series"), 0), "cpu_util", NULL);
+    CHECKF(fabs(p0 - 33.333) < 1e-3, "cpu %f", p0);
+    CHECK(fabs(getd(json_array_get(json_object_get(j, "series"), 0), "steal_pct", NULL) - 25) <
+          1e-9);
+    CHECK(fabs(getd(j, "steal_pct", "mean") - (25 * 1.01 + 0 * 0.5) / 1.51) < 1e-3);
+    json_decref(j);
+    /* The span [0, 1.25]: the first point whole, a half of the second. */
+    telemetry_set_span(t, 0, 1.25);
+    j = telemetry_json(t);
+    double want = (100.0 * 400 / 1200 * 1.0 + 100.0 * 800 / 900 * 0.25) / 1.25;
+    CHECKF(fabs(getd(j, "cpu_util", "mean") - want) < 1e-3, "span mean %f, want %f",
+           getd(j, "cpu_util", "mean"), want);
+    CHECK(fabs(getd(j, "cpu_util", "peak") - 88.889) < 1e-3);
+    json_decref(j);
+    telemetry_set_span(t, 0, 0.5); /* inside the first point: its value, the second not at all */
+    j = telemetry_json(t);
+    CHECK(fabs(getd(j, "cpu_util", "mean") - 33.333) < 1e-3);
+    CHECK(fabs(getd(j, "cpu_util", "peak") - 33.333) < 1e-3);
+    json_decref(j);
+    telemetry_free(t);
+    options_free(&c);
+}
+
 static void test_msr_amd(void) {
     char root[512], path[1024];
     struct power p;
@@ -344,6 +393,7 @@ int main(void) {
     test_parsers();
     test_intel_2s();
     test_amd_1s();
+    test_steal();
     test_msr_amd();
     test_missing();
     test_real_root();

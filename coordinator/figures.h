@@ -1,0 +1,26 @@
+/* figures.h -- the run-level figures that explain the headline, added to a
+ * single host's result once its windows and telemetry are in: how far the
+ * last worker finished from the others (stragglers.h), how much of what the
+ * workloads read the disks served (against the page cache), the data set
+ * against the memory, the cache policy and the phase barrier in config, and
+ * the warnings that say a figure measures something else than it seems to:
+ * a hypervisor's steal, storage served from memory. */
+#ifndef AOPS_FIGURES_H
+#define AOPS_FIGURES_H
+
+#include <jansson.h>
+
+#include "results.h"
+
+/* Steal above this share of the CPUs (percent) warns: a shared host. */
+#define FIGURES_STEAL_WARN_PCT 5.0
+/* Storage figures from disks that served less than this share warn. */
+#define FIGURES_DISK_SHARE_WARN 0.5
+
+void figures_run(const struct run_report *rep, double wall, json_t *res);
+
+/* The warnings of a result's steal_pct and served_from_disk (also for a
+ * merged fleet). */
+void figures_warnings(json_t *res);
+
+#endif
