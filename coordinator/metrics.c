@@ -135,16 +135,29 @@ void metrics_labels_init(struct metrics_labels *l, const struct config *cfg) {
 
 /* A label value, escaped as both formats want: backslash, quote, newline. */
 static void put_escaped(struct mbuf *b, const char *s) {
-    for (; *s; s++) {
-        if (*s == '\\')
-            mbuf_add(b, "\\\\", 2);
-        else if (*s == '"')
-            mbuf_add(b, "\\\"", 2);
-        else if (*s == '\n')
-            mbuf_add(b, "\\n", 2);
-        else
-            mbuf_add(b, s, 1);
+    while (*s) {
+        size_t plain = strcspn(s, "\\\"\n");
+        mbuf_add(b, s, plain);
+        s += plain;
+        if (*s) {
+            mbuf_add(b, *s == '\n' ? "\\n" : *s == '"' ? "\\\"" : "\\\\", 2);
+            s++;
+        }
     }
+}
+
+/* s appended at d[n..cap), escaped when esc; returns the new length (cut
+ * at cap - 1: the labels' sizes keep it well inside). */
+static size_t escape_to(char *d, size_t cap, size_t n, const char *s, int esc) {
+    for (; *s && n + 2 < cap; s++) {
+        if (esc && (*s == '\\' || *s == '"' || *s == '\n')) {
+            d[n++] = '\\';
+            d[n++] = *s == '\n' ? 'n' : *s;
+        } else
+            d[n++] = *s;
+    }
+    d[n] = 0;
+    return n;
 }
 
 /* ---- the exposition ------------------------------------------------------------------------ */
@@ -152,7 +165,11 @@ static void put_escaped(struct mbuf *b, const char *s) {
 struct expo {
     struct mbuf *b;
     const struct metrics_labels *l;
-    int om; /* OpenMetrics */
+    int om;            /* OpenMetrics */
+    char common[1600]; /* run_id="..",shard="..",host=".." escaped, made once per scrape */
+    size_t ncommon;
+    unsigned last_k[METRICS_NBOUNDS]; /* the last fine bucket at or below each bound */
+    struct metrics_cache *cache;      /* NULL, or one entry per worker and workload */
 };
 
 enum ftype { F_COUNTER, F_GAUGE, F_HISTOGRAM, F_INFO };
@@ -180,15 +197,14 @@ static void family(struct expo *e, const char *name, enum ftype t, const char *u
 #define KV(...) ((const char *const[]){__VA_ARGS__, NULL})
 #define NOKV ((const char *const[]){NULL})
 static void sample_start(struct expo *e, const char *name, const char *const *kv) {
-    mbuf_printf(e->b, "%s{run_id=\"", name);
-    put_escaped(e->b, e->l->run_id);
-    mbuf_printf(e->b, "\",shard=\"%u\",host=\"", e->l->shard);
-    put_escaped(e->b, e->l->host);
-    mbuf_puts(e->b, "\"");
+    mbuf_puts(e->b, name);
+    mbuf_add(e->b, e->common, e->ncommon);
     for (; kv[0] && kv[1]; kv += 2) {
-        mbuf_printf(e->b, ",%s=\"", kv[0]);
+        mbuf_add(e->b, ",", 1);
+        mbuf_puts(e->b, kv[0]);
+        mbuf_add(e->b, "=\"", 2);
         put_escaped(e->b, kv[1]);
-        mbuf_puts(e->b, "\"");
+        mbuf_add(e->b, "\"", 1);
     }
     mbuf_puts(e->b, "} ");
 }
@@ -223,23 +239,46 @@ static uint64_t ld64(const uint64_t *p) {
  * bucket [lo, hi) goes to the first bound that every value in it is at or
  * below (hi - 1 <= bound); the one that straddles a bound (at most 1/64 of
  * it wide) counts in the next, so a bucket never overstates. */
-static void hist_add_coarse(const struct hist *h, uint64_t *cum, uint64_t *sum) {
+struct metrics_hcache {
+    uint64_t count, sum;
+    uint64_t part[METRICS_NBOUNDS + 1]; /* this histogram's share of each bucket, not cumulative */
+};
+
+static void hist_coarse(const struct hist *h, const unsigned *last_k, struct metrics_hcache *out) {
+    memset(out, 0, sizeof *out);
+    /* The count first: a value added during the walk makes the next scrape
+     * see a new count and walk again. */
+    out->count = ld64(&h->count);
     uint64_t mn = ld64(&h->min), mx = ld64(&h->max);
-    if (!ld64(&h->count) || mn > mx)
+    if (!out->count || mn > mx)
         return;
-    *sum += ld64(&h->sum);
-    unsigned j = 0;
-    for (unsigned k = hist_bucket(mn), last = hist_bucket(mx); k <= last; k++) {
-        uint32_t c = __atomic_load_n(&h->b[k], __ATOMIC_RELAXED);
-        if (!c)
-            continue;
+    out->sum = ld64(&h->sum);
+    unsigned k = hist_bucket(mn), last = hist_bucket(mx);
+    for (unsigned j = 0; j <= METRICS_NBOUNDS && k <= last; j++) {
+        unsigned upto = j < METRICS_NBOUNDS && last_k[j] < last ? last_k[j] : last;
+        uint64_t c = 0;
+        for (; k <= upto; k++)
+            c += __atomic_load_n(&h->b[k], __ATOMIC_RELAXED);
+        out->part[j] = c;
+    }
+}
+
+void metrics_cache_free(struct metrics_cache *c) {
+    free(c->h);
+    c->h = NULL;
+    c->n = 0;
+}
+
+/* last_k[j]: the highest fine bucket whose values are all at or below bound j
+ * (the bucket holding the bound itself when its last value is the bound,
+ * else the one before). Fine buckets up to it count in bound j, which
+ * none below did. */
+static void coarse_table(unsigned *last_k) {
+    for (unsigned j = 0; j < METRICS_NBOUNDS; j++) {
         uint64_t lo, hi;
+        unsigned k = hist_bucket(bound_ns[j]);
         hist_bucket_range(k, &lo, &hi);
-        if (k == HIST_BUCKETS - 1)
-            hi = UINT64_MAX; /* the last bucket holds everything above too */
-        while (j < METRICS_NBOUNDS && hi - 1 > bound_ns[j])
-            j++;
-        cum[j] += c;
+        last_k[j] = hi - 1 <= bound_ns[j] || k == 0 ? k : k - 1;
     }
 }
 
@@ -388,8 +427,13 @@ static void render_ops(struct expo *e, const struct metrics_run *run) {
     for (unsigned w = 0; w < lay->nwl; w++) {
         uint64_t cum[METRICS_NBOUNDS + 1] = {0}, sum = 0;
         for (unsigned i = 0; i < nw; i++) {
-            struct worker_slot *s = run_slot(r, i);
-            hist_add_coarse(slot_hist(r, s, lay_hist_lat(lay, w)), cum, &sum);
+            const struct hist *h = slot_hist(r, run_slot(r, i), lay_hist_lat(lay, w));
+            struct metrics_hcache one, *hc = e->cache ? &e->cache->h[i * lay->nwl + w] : &one;
+            if (!e->cache || ld64(&h->count) != hc->count)
+                hist_coarse(h, e->last_k, hc);
+            sum += hc->sum;
+            for (unsigned j = 0; j <= METRICS_NBOUNDS; j++)
+                cum[j] += hc->part[j];
         }
         uint64_t acc = 0;
         for (unsigned j = 0; j <= METRICS_NBOUNDS; j++) {
@@ -472,8 +516,24 @@ static void render_telemetry(struct expo *e, const struct metrics_run *run) {
 }
 
 void metrics_render(struct mbuf *b, const struct metrics_run *run, const struct metrics_labels *l,
-                    int openmetrics, int64_t now) {
-    struct expo e = {b, l, openmetrics};
+                    struct metrics_cache *cache, int openmetrics, int64_t now) {
+    struct expo e = {.b = b, .l = l, .om = openmetrics, .cache = cache};
+    unsigned entries = run->r->cfg->n * run->r->lay.nwl;
+    if (cache && cache->n != entries) { /* once per run: n and the workloads are fixed */
+        metrics_cache_free(cache);
+        cache->h = calloc(entries ? entries : 1, sizeof *cache->h);
+        cache->n = cache->h ? entries : 0;
+        if (!cache->h)
+            e.cache = NULL;
+    }
+    char shard[32];
+    snprintf(shard, sizeof shard, "\",shard=\"%u\",host=\"", l->shard);
+    e.ncommon = escape_to(e.common, sizeof e.common, 0, "{run_id=\"", 0);
+    e.ncommon = escape_to(e.common, sizeof e.common, e.ncommon, l->run_id, 1);
+    e.ncommon = escape_to(e.common, sizeof e.common, e.ncommon, shard, 0);
+    e.ncommon = escape_to(e.common, sizeof e.common, e.ncommon, l->host, 1);
+    e.ncommon = escape_to(e.common, sizeof e.common, e.ncommon, "\"", 0);
+    coarse_table(e.last_k);
     b->len = 0;
     b->oom = 0;
     if (mbuf_reserve(b, 0) == 0)

@@ -91,9 +91,21 @@ void metrics_labels_init(struct metrics_labels *l, const struct config *cfg);
 #define METRICS_NBOUNDS 21
 extern const char *const metrics_bounds[METRICS_NBOUNDS];
 
+/* What the last scrape took from each worker's latency histograms: one
+ * whose count has not moved since is not walked again (a phased worker
+ * fills one histogram at a time, a finished one none), which makes a scrape
+ * of many workers cheap. Zero it before the first use; free with
+ * metrics_cache_free(). */
+struct metrics_cache {
+    unsigned n; /* entries: workers x workloads */
+    struct metrics_hcache *h;
+};
+void metrics_cache_free(struct metrics_cache *c);
+
 /* The whole exposition of run at now (CLOCK_MONOTONIC ns) into b (emptied
- * first): OpenMetrics 1.0.0 when openmetrics, else text format 0.0.4. */
+ * first): OpenMetrics 1.0.0 when openmetrics, else text format 0.0.4.
+ * cache may be NULL (every histogram is walked). */
 void metrics_render(struct mbuf *b, const struct metrics_run *run, const struct metrics_labels *l,
-                    int openmetrics, int64_t now);
+                    struct metrics_cache *cache, int openmetrics, int64_t now);
 
 #endif

@@ -36,6 +36,7 @@ struct conn {
 struct metrics {
     int lfd;
     struct metrics_labels labels;
+    struct metrics_cache cache;
     struct conn conns[METRICS_MAX_CONNS];
 };
 
@@ -250,7 +251,7 @@ static void handle_request(struct metrics *m, struct conn *c, const struct metri
     }
     const char *hdrs = strstr(c->req, "\r\n");
     int om = wants_openmetrics(hdrs ? hdrs + 2 : "");
-    metrics_render(&c->out, run, &m->labels, om, now_ns());
+    metrics_render(&c->out, run, &m->labels, &m->cache, om, now_ns());
     if (c->out.oom) {
         static const char b[] = "out of memory\n";
         c->out.oom = 0;
@@ -343,5 +344,6 @@ void metrics_close(struct metrics *m) {
     }
     if (m->lfd >= 0)
         close(m->lfd);
+    metrics_cache_free(&m->cache);
     free(m);
 }

@@ -81,7 +81,7 @@ static void test_exposition(void) {
     struct metrics_labels lab = {.run_id = "r\"1\\", .host = "h", .shard = 0, .shards = 1};
     struct mbuf m = {0};
 
-    metrics_render(&m, &run, &lab, 0, 2000000000LL);
+    metrics_render(&m, &run, &lab, NULL, 0, 2000000000LL);
     const char *t = m.p;
     CHECK(t && !m.oom);
     CHECK(has_line(t, "# TYPE aops_operations_total counter"));
@@ -119,11 +119,21 @@ static void test_exposition(void) {
     CHECK(strstr(t, "aops_power_watts") == NULL);
     CHECK(strstr(t, "# EOF") == NULL);
 
+    /* With the cache: the same figures; a histogram that moved is read again,
+     * one that did not is taken from the cache. */
+    struct metrics_cache cache = {0};
+    metrics_render(&m, &run, &lab, &cache, 0, 2000000000LL);
+    CHECK(value_of(m.p, BUCKET("10.0")) == 7 && value_of(m.p, BUCKET("+Inf")) == 7);
+    hist_add(slot_hist(&r, b, lay_hist_lat(&r.lay, 0)), 20000000000ULL); /* 20 s */
+    metrics_render(&m, &run, &lab, &cache, 0, 2000000000LL);
+    CHECK(value_of(m.p, BUCKET("10.0")) == 7 && value_of(m.p, BUCKET("25.0")) == 8);
+    CHECK(has_line(m.p, "aops_operation_duration_seconds_sum" L ",workload=\"s3\"} 27.046299000"));
+
     /* Worker 0 crashed (reaped, its slot still says running); all ended, the
      * result written and invalid: AOPS up to the last completion (2 s). */
     we[0].reaped = 1;
     run.ended = 1, run.verdict = 0;
-    metrics_render(&m, &run, &lab, 1, 9000000000LL);
+    metrics_render(&m, &run, &lab, &cache, 1, 9000000000LL);
     t = m.p;
     CHECK(value_of(t, "aops_containers" L ",state=\"failed\"}") == 1);
     CHECK(value_of(t, "aops_worker_phase" L ",container=\"0\",phase=\"failed\"}") == 1);
@@ -139,10 +149,11 @@ static void test_exposition(void) {
 
     /* Not released: no AOPS, no elapsed time. */
     run.released = 0, run.verdict = -1;
-    metrics_render(&m, &run, &lab, 0, 9000000000LL);
+    metrics_render(&m, &run, &lab, &cache, 0, 9000000000LL);
     CHECK(strstr(m.p, "aops_run_aops") == NULL && strstr(m.p, "aops_run_elapsed") == NULL);
 
     mbuf_free(&m);
+    metrics_cache_free(&cache);
     free(r.shm);
     options_free(&cfg);
 }
