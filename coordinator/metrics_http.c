@@ -217,7 +217,12 @@ static void respond(struct conn *c, const char *status, const char *ctype, const
         if (!head)
             mbuf_add(&c->out, body, blen);
     }
-    c->st = c->out.oom ? C_FREE : C_WRITE;
+    if (c->out.oom) {
+        c->out.oom = 0;
+        conn_close(c); /* no memory for even the answer: the client sees the connection end */
+        return;
+    }
+    c->st = C_WRITE;
     c->off = 0;
 }
 
