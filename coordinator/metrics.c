@@ -181,15 +181,36 @@ static void family(struct expo *e, const char *name, enum ftype t, const char *u
     static const char *const om_types[] = {"counter", "gauge", "histogram", "info"};
     static const char *const classic_types[] = {"counter", "gauge", "histogram", "gauge"};
     static const char *const classic_suffix[] = {"_total", "", "", "_info"};
+    /* "# WHAT name[suffix] text\n", without printf: a scrape writes many. */
+#define META(what, suffix, text)                                                                   \
+    do {                                                                                           \
+        mbuf_puts(e->b, "# " what " ");                                                            \
+        mbuf_puts(e->b, name);                                                                     \
+        mbuf_puts(e->b, suffix);                                                                   \
+        mbuf_add(e->b, " ", 1);                                                                    \
+        mbuf_puts(e->b, text);                                                                     \
+        mbuf_add(e->b, "\n", 1);                                                                   \
+    } while (0)
     if (e->om) {
-        mbuf_printf(e->b, "# TYPE %s %s\n", name, om_types[t]);
+        META("TYPE", "", om_types[t]);
         if (unit)
-            mbuf_printf(e->b, "# UNIT %s %s\n", name, unit);
-        mbuf_printf(e->b, "# HELP %s %s\n", name, help);
+            META("UNIT", "", unit);
+        META("HELP", "", help);
     } else {
-        mbuf_printf(e->b, "# HELP %s%s %s\n", name, classic_suffix[t], help);
-        mbuf_printf(e->b, "# TYPE %s%s %s\n", name, classic_suffix[t], classic_types[t]);
+        META("HELP", classic_suffix[t], help);
+        META("TYPE", classic_suffix[t], classic_types[t]);
     }
+#undef META
+}
+
+/* v in decimal at the end of b, without printf. */
+static void put_u64(struct mbuf *b, uint64_t v) {
+    char d[24];
+    int i = sizeof d;
+    do
+        d[--i] = (char)('0' + v % 10);
+    while ((v /= 10) && i > 0);
+    mbuf_add(b, d + i, sizeof d - (size_t)i);
 }
 
 /* name{run_id=..,shard=..,host=..,k=v...} and the space before the value;
@@ -210,7 +231,8 @@ static void sample_start(struct expo *e, const char *name, const char *const *kv
 }
 
 static void val_u64(struct expo *e, uint64_t v) {
-    mbuf_printf(e->b, "%llu\n", (unsigned long long)v);
+    put_u64(e->b, v);
+    mbuf_add(e->b, "\n", 1);
 }
 
 /* A float with full precision; NaN and infinities as both formats spell them. */
