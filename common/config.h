@@ -80,6 +80,10 @@ struct config {
     char docker_host[512];       /* docker: the engine's socket */
     char container_network[128]; /* docker: host, bridge or a compose network */
 
+    /* --metrics-listen: the live endpoint for Prometheus (coordinator/metrics.h). */
+    char metrics_listen[256]; /* ADDR:PORT, "" when off */
+    double metrics_linger;    /* seconds it stays up after the run */
+
     /* The command line as parsed (argv[argv_first..argc) are the options):
      * the docker runtime hands it to each worker container. */
     int argc, argv_first;

@@ -32,6 +32,7 @@
 #include "../telemetry/attrib.h"
 #include "cmdline.h"
 #include "commands.h"
+#include "metrics.h"
 #include "opsrate.h"
 #include "phasebar.h"
 #include "policy.h"
@@ -120,6 +121,8 @@ struct coord {
     json_t *cache;                   /* --cache cold: what was restarted and dropped */
     uint32_t bar_next;               /* --phase-barrier: the next barrier to release */
     int ready_eof;                   /* the ready channel has no writer left */
+    struct metrics *mx;              /* --metrics-listen; NULL when off */
+    int verdict;                     /* for /metrics: -1 until written, then 1 valid, 0 not */
 };
 
 static void kill_all(struct coord *c) {
@@ -129,6 +132,13 @@ static void kill_all(struct coord *c) {
 
 static void reap(struct coord *c) {
     c->alive -= runtime_reap(c->rt, c->we, c->forked);
+}
+
+/* Answer any /metrics scrape waiting (metrics.h): from every wake of the loop. */
+static void serve_metrics(struct coord *c) {
+    struct metrics_run m = {
+        &c->r, c->we, c->forked, c->released, c->t0, c->released && !c->alive, c->verdict, c->tel};
+    metrics_serve(c->mx, &m);
 }
 
 /* Drain the signalfd: returns after handling everything pending. */
@@ -143,6 +153,7 @@ static void handle_signals(struct coord *c) {
         }
     }
     reap(c);
+    serve_metrics(c);
 }
 
 static uint64_t total_done(struct coord *c) {
@@ -201,6 +212,11 @@ static int coord_setup(struct coord *c, const struct config *cfg) {
     c->r.id_base = cfg->shard * cfg->n; /* --shard I/N: global worker ids */
     c->sfd = c->ready_rd = c->release_wr = c->r.ready_fd = c->r.release_fd = -1;
     if (layout_build(cfg, &c->r.lay, err, sizeof err) != 0) {
+        fprintf(stderr, "harness: %s\n", err);
+        return EXIT_USAGE;
+    }
+    c->verdict = -1;
+    if (cfg->metrics_listen[0] && !(c->mx = metrics_open(cfg, err, sizeof err))) {
         fprintf(stderr, "harness: %s\n", err);
         return EXIT_USAGE;
     }
@@ -474,8 +490,12 @@ static void coord_loop(struct coord *c) {
         if (opsrate_due(&c->rate) < due)
             due = opsrate_due(&c->rate);
         int ms = due > now ? (int)((due - now) / 1000000) + 1 : 0;
-        struct pollfd p[2] = {{c->sfd, POLLIN, 0}, {c->ready_rd, POLLIN, 0}};
-        poll(p, cfg->phase_barrier && !c->ready_eof ? 2 : 1, ms);
+        struct pollfd p[2 + METRICS_MAX_FDS] = {{c->sfd, POLLIN, 0}};
+        nfds_t np = 1;
+        if (cfg->phase_barrier && !c->ready_eof)
+            p[np++] = (struct pollfd){c->ready_rd, POLLIN, 0};
+        np += (nfds_t)metrics_pollfds(c->mx, p + np, METRICS_MAX_FDS);
+        poll(p, np, ms);
         handle_signals(c);
         if (cfg->phase_barrier) { /* a worker reached a barrier, or one ended */
             char buf[256];
@@ -621,6 +641,25 @@ static void coord_write(struct coord *c, int64_t t_start) {
     json_decref(res);
 }
 
+/* Step 6b, --metrics-listen: answer scrapes --metrics-linger seconds more,
+ * so the last one sees the final figures and the verdict. A stop signal
+ * ends it at once; the exit code stays the run's. */
+static void coord_linger(struct coord *c) {
+    if (!c->mx || c->interrupted)
+        return;
+    c->verdict = c->code == 0;
+    for (int64_t end = now_ns() + (int64_t)(c->r.cfg->metrics_linger * 1e9); now_ns() < end;) {
+        struct pollfd p[1 + METRICS_MAX_FDS] = {{c->sfd, POLLIN, 0}};
+        poll(p, 1 + (nfds_t)metrics_pollfds(c->mx, p + 1, METRICS_MAX_FDS),
+             (int)((end - now_ns()) / 1000000) + 1);
+        struct signalfd_siginfo si;
+        while (read(c->sfd, &si, sizeof si) == (ssize_t)sizeof si)
+            if (si.ssi_signo != SIGCHLD)
+                return;
+        serve_metrics(c);
+    }
+}
+
 /* Step 7: undo everything setup made; safe on a half-made coord. */
 static void coord_teardown(struct coord *c) {
     if (c->sfd >= 0) {
@@ -628,6 +667,7 @@ static void coord_teardown(struct coord *c) {
         close(c->sfd);
     }
     /* The runtime owns the channels and the slots it made. */
+    metrics_close(c->mx);
     json_decref(c->reasons);
     json_decref(c->warnings);
     json_decref(c->servers);
@@ -659,6 +699,7 @@ static int run_point(const struct config *cfg, int64_t t_start, const struct res
     coord_loop(&c);
     coord_postmortem(&c);
     coord_write(&c, t_start);
+    coord_linger(&c);
     rc = c.code;
     coord_teardown(&c);
     return rc;

@@ -460,6 +460,21 @@ json_t *telemetry_window_json(const struct telemetry *t, double start, double en
     return telemetry_spans_json(t, &sp, 1);
 }
 
+int telemetry_latest(const struct telemetry *t, struct tel_latest *out) {
+    if (!t || !t->n)
+        return -1;
+    const struct point *p = &t->pts[t->n - 1];
+    *out = (struct tel_latest){p->t, p->cpu, p->rbps, p->riops, p->wbps, p->wiops};
+    return 0;
+}
+
+int telemetry_power_latest(const struct telemetry *t, struct tel_power_latest *out, int max) {
+    if (!t || !t->n || t->power.src == POWER_NONE || max < 1)
+        return 0;
+    out[0] = (struct tel_power_latest){t->power.source, "package", t->pts[t->n - 1].power};
+    return 1;
+}
+
 void telemetry_free(struct telemetry *t) {
     if (!t)
         return;

@@ -83,6 +83,23 @@ double telemetry_metric_integral(const struct telemetry *t, const char *metric,
 double telemetry_counter_sum(const struct telemetry *t, const char *group, const char *key,
                              const struct span *s, size_t n);
 
+/* The latest sample, for live readers (the metrics endpoint): 0 with out
+ * filled (NAN where a figure is not measured), or -1 before the first. */
+struct tel_latest {
+    double t; /* seconds since release */
+    double cpu_util, read_Bps, read_iops, write_Bps, write_iops;
+};
+int telemetry_latest(const struct telemetry *t, struct tel_latest *out);
+
+/* Power at the latest sample, one entry per source with its scope
+ * ("package"; NAN watts when that interval's reading failed). Writes up to
+ * max; returns how many (0: no power source, or no sample yet). */
+struct tel_power_latest {
+    const char *source, *scope;
+    double watts;
+};
+int telemetry_power_latest(const struct telemetry *t, struct tel_power_latest *out, int max);
+
 void telemetry_free(struct telemetry *t);
 
 /* telemetry_new() with the function that opens energy counters (open(2)

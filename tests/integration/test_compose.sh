@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks docker-compose.yml and its Dockerfiles without a Docker engine: Debian's
 # docker-compose must accept the file (`docker-compose config`), and the resolved file must
-# have the three local images built from the repository's Dockerfiles (all FROM debian:bookworm,
+# have the four local images built from the repository's Dockerfiles (all FROM debian:bookworm,
 # MinIO at the version scripts/lib.sh pins), healthchecks, healthy-dependency ordering, the
 # narrow capabilities instead of privileged, the results volume and credentials from the
 # environment. tests/integration/test_compose_up.sh brings the file up for real.
@@ -18,7 +18,7 @@ fi
 # Run from a scratch dir holding copies, so a developer's own .env cannot change the result.
 mkdir -p "$TMP/proj/containers"
 cp docker-compose.yml "$TMP/proj/"
-cp -r containers/Dockerfile containers/minio containers/mariadb "$TMP/proj/containers/"
+cp -r containers/Dockerfile containers/minio containers/mariadb containers/prometheus "$TMP/proj/containers/"
 if docker-compose -f "$TMP/proj/docker-compose.yml" --project-directory "$TMP/proj" config >"$TMP/config.yml" 2>"$TMP/config.err"; then
     pass "docker-compose config accepts docker-compose.yml"
 else
@@ -57,27 +57,40 @@ PY
 facts="$(cat "$TMP/facts")"
 fact() { sed -n "s/^$1=//p" "$TMP/facts" | head -n1; }
 
-check_eq "services are harness, mariadb, minio" "harness,mariadb,minio" "$(fact services)"
+check_eq "services are harness, mariadb, minio, prometheus" "harness,mariadb,minio,prometheus" "$(fact services)"
 check_eq "minio image" aops-minio:local "$(fact minio.image)"
 check_eq "mariadb image" aops-mariadb:local "$(fact mariadb.image)"
 check_eq "harness image" aops-harness:local "$(fact harness.image)"
 check_eq "minio is built from containers/minio/Dockerfile" containers/minio/Dockerfile "$(fact minio.build.dockerfile)"
 check_eq "mariadb is built from containers/mariadb/Dockerfile" containers/mariadb/Dockerfile "$(fact mariadb.build.dockerfile)"
 check_eq "harness is built from containers/Dockerfile" containers/Dockerfile "$(fact harness.build.dockerfile)"
+check_eq "prometheus image" aops-prometheus:local "$(fact prometheus.image)"
+check_eq "prometheus is built from containers/prometheus/Dockerfile" containers/prometheus/Dockerfile "$(fact prometheus.build.dockerfile)"
 check_contains "minio's build gets GOPROXY and GOFLAGS" "GOFLAGS,GOPROXY" "$(GOPROXY=x GOFLAGS=y docker-compose -f "$TMP/proj/docker-compose.yml" --project-directory "$TMP/proj" config | python3 -c 'import sys, yaml; print(",".join(sorted(yaml.safe_load(sys.stdin)["services"]["minio"]["build"]["args"])))')"
 check_contains "minio healthcheck uses healthcheck.sh" "healthcheck.sh" "$(fact minio.healthcheck)"
 check_contains "mariadb healthcheck uses healthcheck.sh" "healthcheck.sh" "$(fact mariadb.healthcheck)"
 check_eq "harness waits for a healthy minio" service_healthy "$(fact harness.depends_on.minio)"
 check_eq "harness waits for a healthy mariadb" service_healthy "$(fact harness.depends_on.mariadb)"
-check_eq "no service is privileged" "False False False" "$(fact harness.privileged) $(fact mariadb.privileged) $(fact minio.privileged)"
+check_eq "no service is privileged" "False False False False" "$(fact harness.privileged) $(fact mariadb.privileged) $(fact minio.privileged) $(fact prometheus.privileged)"
 check_eq "harness: cap_add is SYS_ADMIN only" SYS_ADMIN "$(fact harness.cap_add)"
-check_eq "minio and mariadb: no added capability" "" "$(fact minio.cap_add)$(fact mariadb.cap_add)"
+check_eq "minio, mariadb and prometheus: no added capability" "" "$(fact minio.cap_add)$(fact mariadb.cap_add)$(fact prometheus.cap_add)"
 check_contains "results volume for the harness" "harness.volume=/opt/aops/results" "$facts"
 check_contains "minio data volume" "minio.volume=/data" "$facts"
 check_contains "mariadb data volume" "mariadb.volume=/var/lib/mysql" "$facts"
 for k in AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY S3_ENDPOINT MARIADB_HOST MARIADB_PASSWORD; do
     check_contains "harness gets $k from the environment" "harness.env.$k=set" "$facts"
 done
+
+# Prometheus scrapes the port the harness listens on (AOPS_METRICS_LISTEN), at the harness
+# service's name; its config is one promtool accepts.
+listen="$(python3 -c 'import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))["services"]["harness"]["environment"]["AOPS_METRICS_LISTEN"])' "$TMP/config.yml")"
+target="$(python3 -c 'import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))["scrape_configs"][0]["static_configs"][0]["targets"][0])' containers/prometheus/prometheus.yml)"
+check_eq "prometheus scrapes the harness at --metrics-listen's port ($listen)" "harness${listen}" "$target"
+if command -v promtool >/dev/null 2>&1; then
+    check "promtool check config accepts containers/prometheus/prometheus.yml" promtool check config containers/prometheus/prometheus.yml
+else
+    fail "promtool is not installed (make setup installs prometheus)"
+fi
 
 # Credentials from the environment replace the defaults.
 out="$(AWS_SECRET_ACCESS_KEY=from-env-123 MARIADB_PASSWORD=db-from-env-456 \
@@ -88,13 +101,15 @@ check "no image uses :latest" test -z "$(grep -E 'image: .*:latest' "$TMP/config
 
 # The Dockerfiles: every stage FROM debian:bookworm (or an earlier stage), the harness built
 # with make, MinIO at the pinned version, and their apt packages exist in bookworm.
-for f in containers/Dockerfile containers/minio/Dockerfile containers/mariadb/Dockerfile; do
+for f in containers/Dockerfile containers/minio/Dockerfile containers/mariadb/Dockerfile containers/prometheus/Dockerfile; do
     bad="$(awk 'toupper($1) == "FROM" && $2 != "debian:bookworm" { print $2 }' "$f")"
     check_eq "$f: every FROM is debian:bookworm" "" "$bad"
 done
 df="$(cat containers/Dockerfile)"
 check_contains "Dockerfile builds the harness with make" "RUN make harness" "$df"
 . scripts/lib.sh
+pkgs_prom="$(sed -n '/apt-get install/,/^$/p' containers/prometheus/Dockerfile | grep -c 'install -y --no-install-recommends prometheus')"
+check_eq "prometheus Dockerfile installs Debian's prometheus package" 1 "$pkgs_prom"
 check_eq "minio Dockerfile builds scripts/lib.sh's MinIO version" \
     "$AOPS_MINIO_MODULE@$AOPS_MINIO_VERSION" \
     "$(sed -n 's/^ARG MINIO_MODULE=//p' containers/minio/Dockerfile)@$(sed -n 's/^ARG MINIO_VERSION=//p' containers/minio/Dockerfile)"

@@ -3,7 +3,8 @@
 # of docker-compose.yml (MinIO, MariaDB and the harness, all built from debian:bookworm) on the
 # tiny profile with 2 containers, under a project name of its own. The run must leave a valid
 # result.json with 2 x 1,340 operations in its results folder, with the worker cgroups made
-# inside the harness container, and a memhog run in the same service must see its workers
+# inside the harness container, the compose Prometheus must hold the run's last scraped
+# operation counts (= result.json's), and a memhog run in the same service must see its workers
 # OOM-killed (the limit is real); `docker-compose down -v` must leave no container, network
 # or volume of the project. When no engine answers, scripts/docker up starts dockerd and this
 # test stops it again; an engine that cannot start is a failure, never a skip.
@@ -84,10 +85,27 @@ if [ "${#results[@]}" -ge 1 ]; then
     fi
 fi
 
+# Prometheus scraped the run: restarted on its own volume after the harness exited (which
+# stopped every service), it holds as the last scraped aops_operations_total per workload
+# exactly result.json's ops.
+"${COMPOSE[@]}" start prometheus >"$TMP/prom-start.log" 2>&1 || fail "docker-compose start prometheus: $(tail -n1 "$TMP/prom-start.log")"
+PQ=("${COMPOSE[@]}" exec -T prometheus promtool query instant -o json http://localhost:9090)
+for _ in $(seq 120); do "${PQ[@]}" up >/dev/null 2>&1 && break; sleep 0.5; done
+prom="$("${PQ[@]}" 'last_over_time(aops_operations_total[1h])' 2>"$TMP/prom.err" |
+    jq -c -S 'map({(.metric.workload): (.value[1] | tonumber)}) | add // {}' 2>/dev/null)"
+echo "Prometheus: last_over_time(aops_operations_total[1h]) by workload = $prom"
+if [ "${#results[@]}" -ge 1 ]; then
+    check_eq "Prometheus' last scraped aops_operations_total per workload = result.json's ops" \
+        "$(jq -c -S '.workloads | map_values(.ops)' "${results[0]}")" "$prom"
+fi
+check_eq "Prometheus saw the run end valid (aops_run_valid)" 1 \
+    "$("${PQ[@]}" 'last_over_time(aops_run_valid[1h])' 2>/dev/null | jq -r '.[0].value[1]' 2>/dev/null)"
+"${COMPOSE[@]}" stop prometheus >/dev/null 2>&1
+
 # The limit is enforced inside the container: memhog workers under a 96 MiB limit are
 # OOM-killed, and the harness says so (an invalid run, exit 1).
 "${COMPOSE[@]}" run --rm --no-deps harness containers/entrypoint.sh --containers 2 \
-    --workloads memhog --memory-limit 96M --out /opt/aops/results/oom --quiet >"$TMP/oom.log" 2>&1
+    --workloads memhog --memory-limit 96M --out /opt/aops/results/oom --quiet --metrics-linger 0 >"$TMP/oom.log" 2>&1
 rc=$?
 check_eq "memhog run exits 1 (invalid)" 1 "$rc"
 O="$AOPS_RESULTS/oom/result.json"
@@ -99,7 +117,7 @@ else
 fi
 
 # The images the project used are the ones scripts/docker images names.
-for img in aops-harness:local aops-minio:local aops-mariadb:local; do
+for img in aops-harness:local aops-minio:local aops-mariadb:local aops-prometheus:local; do
     check "image $img exists" docker image inspect "$img"
 done
 

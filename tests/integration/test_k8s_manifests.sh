@@ -92,6 +92,21 @@ def secretkeys: ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "MARIADB_PASSWORD
   | (if $ix != "metadata.annotations['batch.kubernetes.io/job-completion-index']" then "aops-shard: JOB_COMPLETION_INDEX does not come from the completion index annotation" else empty end),
   ($h.env // [] | map(select(.name == "AOPS_START_AT"))[0].valueFrom.configMapKeyRef.name) as $st
   | (if $st != "aops-run" then "aops-shard: AOPS_START_AT does not come from ConfigMap aops-run (one value for every pod)" else empty end),
+  # the live metrics: --metrics-listen's port = container port "metrics" = the scrape
+  # annotations; one run_id for every shard (the run directory's name); a linger that
+  # outlasts a scrape interval (the local overlay's shards share one host network: none)
+  (if $overlay != "local" then
+     (($h | argv | after("--metrics-listen")) // "") as $ml
+     | ([$ml | capture(":(?<p>[0-9]+)$")? | .p] | .[0]) as $mp
+     | ($h.ports // [] | map(select(.name == "metrics")) | .[0].containerPort | tostring) as $cp
+     | ($shard.spec.template.metadata.annotations // {}) as $an
+     | (if $mp == null then "aops-shard: no --metrics-listen :PORT (\($ml))" else empty end),
+       (if $mp != null and $cp != $mp then "aops-shard: container port metrics (\($cp)) is not --metrics-listen's \($mp)" else empty end),
+       (if $an["prometheus.io/scrape"] != "true" or $an["prometheus.io/port"] != $mp or $an["prometheus.io/path"] != "/metrics"
+        then "aops-shard: the prometheus.io/* annotations do not name --metrics-listen's port and /metrics" else empty end),
+       (if ($h | argv | after("--out")) != "results/$(AOPS_RUN_NAME)" then "aops-shard: --out is not results/$(AOPS_RUN_NAME) (the run_id label all shards share)" else empty end),
+       (if (($h | argv | after("--metrics-linger")) // "0" | tonumber) < 15 then "aops-shard: --metrics-linger under 15 s: the last scrape may miss the final figures" else empty end)
+   else empty end),
   # its memory covers its workers
   (($h.resources.limits.memory // "0" | q2bytes) as $lim
    | (($cfg.AOPS_CONTAINERS | tonumber) * ($cfg.AOPS_MEMORY_LIMIT | q2bytes) + 536870912) as $need
@@ -180,6 +195,43 @@ else
     fail "kubernetes-validate --strict: $(grep -v '^INFO' "$TMP/validate.out" | head -n 5)"
 fi
 
+# ---- components/podmonitor on the cluster overlay: a PodMonitor (the Prometheus operator's CRD,
+# which kubernetes-validate has no schema for: it only warns) whose selector and port are the
+# shard pods' -------------------------------------------------------------------------------------
+read -r -d '' PMFACTS <<'JQ'
+. as $docs
+| [.[] | select(.kind == "PodMonitor")] as $pm
+| (.[] | select(.kind == "Job" and .metadata.name == "aops-shard")) as $shard
+| ($shard.spec.template.spec.containers[] | select(.name == "harness")) as $h
+| if ($pm | length) != 1 then "expected one PodMonitor, found \($pm | length)" else
+  $pm[0] as $m
+  | (if $m.metadata.namespace != "aops" then "PodMonitor not in namespace aops" else empty end),
+    (if $m.spec.selector.matchLabels != {"batch.kubernetes.io/job-name": $shard.metadata.name} then "PodMonitor: selector does not select the shard pods" else empty end),
+    (if ($m.spec.namespaceSelector.matchNames // []) != ["aops"] then "PodMonitor: namespaceSelector is not [aops]" else empty end),
+    ($m.spec.podMetricsEndpoints[0] as $e
+     | (if ($h.ports // [] | map(.name) | index([$e.port])) == null then "PodMonitor: port \($e.port) is not a port of the shard container" else empty end),
+       (if $e.path != "/metrics" then "PodMonitor: path \($e.path), not /metrics" else empty end))
+  end
+JQ
+KM="$TMP/monitored"
+mkdir -p "$KM"
+rel="$(realpath --relative-to="$KM" "$DEPLOY")"
+printf 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - %s/overlays/cluster\ncomponents:\n  - %s/components/podmonitor\n' "$rel" "$rel" >"$KM/kustomization.yaml"
+if "${KUSTOMIZE[@]}" "$KM" >"$TMP/monitored.yaml" 2>"$TMP/monitored.err" && yaml2json "$TMP/monitored.yaml" >"$TMP/monitored.json"; then
+    out="$(jq -r "$PMFACTS" "$TMP/monitored.json" 2>&1)"
+    if [ -z "$out" ]; then pass "components/podmonitor: one PodMonitor on the shard pods' metrics port"; else fail "components/podmonitor: $out"; fi
+    jq '(.[] | select(.kind == "PodMonitor")).spec.podMetricsEndpoints[0].port = "http"' "$TMP/monitored.json" >"$TMP/pm-mutant.json"
+    out="$(jq -r "$PMFACTS" "$TMP/pm-mutant.json" 2>&1)"
+    if [ -n "$out" ]; then pass "caught: a PodMonitor on another port ($out)"; else fail "not caught: a PodMonitor on another port"; fi
+    if "$VALIDATE" --strict --quiet -k "$K8S_SCHEMA_VERSION" "$TMP/monitored.yaml" >"$TMP/validate-pm.out" 2>&1; then
+        pass "kubernetes-validate --strict: the cluster overlay with components/podmonitor"
+    else
+        fail "kubernetes-validate --strict (podmonitor): $(grep -v '^INFO' "$TMP/validate-pm.out" | head -n 5)"
+    fi
+else
+    fail "components/podmonitor: kustomize build: $(head -n 3 "$TMP/monitored.err")"
+fi
+
 # ---- the shard's shell, run: exit 1 (an invalid shard) must not fail the pod, and SIGTERM must
 # reach the harness. Run with a stand-in ./harness, and without the cgroup v2 leaf move at its
 # top, which must only ever run inside a container. ---------------------------------------------
@@ -244,6 +296,10 @@ if [ -f "$TMP/cluster.json" ] && [ -f "$TMP/local.json" ]; then
     mutant "Service not headless" cluster '(.[] | select(.kind == "Service" and .metadata.name == "aops-shard")).spec.clusterIP = "10.0.0.9"'
     mutant "prepare covers one shard" cluster '(.[] | select(.kind == "Job" and .metadata.name == "aops-prepare")).spec.template.spec.containers[0].command[2] = "exec ./harness prepare --containers \"$AOPS_CONTAINERS\" --profile \"$AOPS_PROFILE\""'
     mutant "merge reads another prefix" cluster '(.[] | select(.kind == "Job" and .metadata.name == "aops-merge")).spec.template.spec.initContainers[0].args[1] = "s3://aops-results/"'
+    mutant "metrics port off the container port" cluster "$H.ports[0].containerPort = 9471"
+    mutant "scrape annotation on another port" cluster "$SHARD.spec.template.metadata.annotations[\"prometheus.io/port\"] = \"9100\""
+    mutant "no --metrics-listen" cluster "$H.args |= (index([\"--metrics-listen\"]) as \$i | del(.[\$i, \$i + 1]))"
+    mutant "a run_id per shard (default --out)" cluster "$H.args |= (index([\"--out\"]) as \$i | del(.[\$i, \$i + 1]))"
     mutant "local pulls an image" local "$H.imagePullPolicy = \"IfNotPresent\""
     mutant "local off the host network" local "$SHARD.spec.template.spec.hostNetwork = false"
     mutant "local writes to the host" local "$SHARD.spec.template.spec.volumes[0] = {name: \"corpus\", hostPath: {path: \"/var/lib/aops/corpus\"}}"

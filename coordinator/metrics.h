@@ -1,0 +1,111 @@
+/* metrics.h -- `--metrics-listen ADDR:PORT`: the run's figures, live, for
+ * Prometheus at GET /metrics, in the OpenMetrics text format when the
+ * scraper asks for it (Accept: application/openmetrics-text) and in the
+ * classic Prometheus text format (0.0.4) otherwise.
+ *
+ * Served by the coordinator alone, from its own event loop: the listening
+ * socket and up to METRICS_MAX_CONNS connections are more fds in the poll()
+ * it already makes, and every read and write is non-blocking, so a slow or
+ * stuck client never holds the loop. A scrape reads the same shared slots the
+ * progress line reads, with relaxed atomic loads, and merges the workers'
+ * log-linear histograms into classic buckets at that moment; the workers do
+ * nothing more per operation. No thread, no allocation per scrape once a
+ * connection's buffer has grown to fit.
+ *
+ * The families (every sample also has run_id, shard and host labels):
+ *   aops_run_info{containers,shards,profile,schedule,runtime,version}  info
+ *   aops_run_expected_operations, aops_run_elapsed_seconds, aops_run_aops,
+ *   aops_run_valid (once the result is written)                       gauges
+ *   aops_operations_total{workload}, aops_errors_total{workload}      counters
+ *   aops_class_operations_total{workload,class}, aops_class_errors_total
+ *   aops_operation_duration_seconds{workload}                         histogram
+ *   aops_containers{state}: starting, running, done, failed           gauge
+ *   aops_worker_phase{container,phase}: 1 for the phase it is in      gauge
+ *   aops_cpu_utilization_ratio, aops_storage_read_bytes_per_second,
+ *   aops_storage_read_operations_per_second, aops_power_watts{source,scope}
+ *     the telemetry sampler's latest interval; absent until measured   gauges
+ *
+ * run_id is the name of the run directory (results/<timestamp>, --out),
+ * the same for every point of a sweep and every run of a --repeat. */
+#ifndef AOPS_METRICS_H
+#define AOPS_METRICS_H
+
+#include <poll.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../telemetry/telemetry.h"
+#include "results.h"
+#include "run.h"
+
+struct metrics;
+
+/* The coordinator's state as of the call: what a scrape reads. */
+struct metrics_run {
+    const struct run_ctx *r;
+    const struct worker_end *we; /* cfg->n entries; those >= forked not started */
+    unsigned forked;
+    int released;
+    int64_t t0;  /* barrier release, CLOCK_MONOTONIC ns */
+    int ended;   /* every worker is gone: AOPS up to the last completion */
+    int verdict; /* -1 until the result is written; then 1 valid, 0 not */
+    const struct telemetry *tel;
+};
+
+/* Listen on cfg->metrics_listen. NULL with err set to one line when the
+ * address is malformed or cannot be bound (a port in use). */
+struct metrics *metrics_open(const struct config *cfg, char *err, size_t errlen);
+
+#define METRICS_MAX_CONNS 8
+#define METRICS_MAX_FDS (1 + METRICS_MAX_CONNS)
+
+/* The fds to poll and for what, into p[0..max). Returns how many (0 for a
+ * NULL m, so the caller needs no check). */
+int metrics_pollfds(const struct metrics *m, struct pollfd *p, int max);
+
+/* Accept what is waiting, read requests, answer them: never blocks. */
+void metrics_serve(struct metrics *m, const struct metrics_run *run);
+
+void metrics_close(struct metrics *m);
+
+/* --- the exposition (metrics.c); the server above is metrics_http.c ---- */
+
+struct mbuf {
+    char *p;
+    size_t len, cap;
+    int oom; /* an allocation failed: the content is cut */
+};
+/* Room for more bytes (and a NUL); 0, or -1 with oom set. */
+int mbuf_reserve(struct mbuf *b, size_t more);
+void mbuf_add(struct mbuf *b, const char *s, size_t n);
+void mbuf_free(struct mbuf *b);
+
+struct metrics_labels {
+    char run_id[256], host[256];
+    unsigned shard, shards;
+};
+/* From the config and this host. */
+void metrics_labels_init(struct metrics_labels *l, const struct config *cfg);
+
+/* The histogram's bucket bounds in seconds, as the le labels print them. */
+#define METRICS_NBOUNDS 21
+extern const char *const metrics_bounds[METRICS_NBOUNDS];
+
+/* What the last scrape took from each worker's latency histograms: one
+ * whose count has not moved since is not walked again (a phased worker
+ * fills one histogram at a time, a finished one none), which makes a scrape
+ * of many workers cheap. Zero it before the first use; free with
+ * metrics_cache_free(). */
+struct metrics_cache {
+    unsigned n; /* entries: workers x workloads */
+    struct metrics_hcache *h;
+};
+void metrics_cache_free(struct metrics_cache *c);
+
+/* The whole exposition of run at now (CLOCK_MONOTONIC ns) into b (emptied
+ * first): OpenMetrics 1.0.0 when openmetrics, else text format 0.0.4.
+ * cache may be NULL (every histogram is walked). */
+void metrics_render(struct mbuf *b, const struct metrics_run *run, const struct metrics_labels *l,
+                    struct metrics_cache *cache, int openmetrics, int64_t now);
+
+#endif

@@ -1,0 +1,354 @@
+/* metrics_http.c -- the listening socket and a small HTTP/1.1 server for
+ * /metrics (see metrics.h): one request per connection, answered with a
+ * Content-Length and closed, every read and write non-blocking so the
+ * coordinator's loop never waits on a client. GET and HEAD of /metrics (the
+ * exposition, its format chosen by the Accept header) and of / (a pointer
+ * to it); 404, 405, 400 and 431 otherwise. A connection that has not sent
+ * its request and taken its answer within 10 s is closed. */
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "../common/util.h"
+#include "metrics.h"
+
+#define REQ_MAX 8192
+#define CONN_TIMEOUT_NS 10000000000LL /* a request must arrive and be sent within 10 s */
+
+enum conn_state { C_FREE = 0, C_READ, C_WRITE };
+
+struct conn {
+    int fd;
+    enum conn_state st;
+    int64_t deadline;
+    char req[REQ_MAX];
+    size_t rlen;
+    struct mbuf out; /* the whole response; kept (its capacity) for the next connection */
+    size_t off;
+};
+
+struct metrics {
+    int lfd;
+    struct metrics_labels labels;
+    struct metrics_cache cache;
+    struct conn conns[METRICS_MAX_CONNS];
+};
+
+/* ---- listening ------------------------------------------------------------------------------ */
+
+/* "HOST:PORT", "[V6]:PORT", ":PORT" into host ("" for every address) and port. */
+static int split_addr(const char *a, char *host, size_t hlen, char *port, size_t plen) {
+    const char *colon;
+    if (a[0] == '[') {
+        const char *close = strchr(a, ']');
+        if (!close || close[1] != ':')
+            return -1;
+        snprintf(host, hlen, "%.*s", (int)(close - a - 1), a + 1);
+        colon = close + 1;
+    } else {
+        colon = strrchr(a, ':');
+        if (!colon || memchr(a, ':', (size_t)(colon - a)))
+            return -1; /* none, or an IPv6 address without brackets */
+        snprintf(host, hlen, "%.*s", (int)(colon - a), a);
+    }
+    snprintf(port, plen, "%s", colon + 1);
+    char *end;
+    long p = strtol(port, &end, 10);
+    return *port && !*end && p >= 1 && p <= 65535 ? 0 : -1;
+}
+
+static int listen_on(const struct sockaddr *sa, socklen_t len, int v6only) {
+    int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (sa->sa_family == AF_INET6)
+        setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, sizeof v6only);
+    if (bind(fd, sa, len) != 0 || listen(fd, 64) != 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    return fd;
+}
+
+struct metrics *metrics_open(const struct config *cfg, char *err, size_t errlen) {
+    const char *a = cfg->metrics_listen;
+    char host[256], port[16];
+    if (split_addr(a, host, sizeof host, port, sizeof port) != 0) {
+        snprintf(err, errlen,
+                 "--metrics-listen '%s': expected ADDR:PORT (127.0.0.1:9464, :9464 for every "
+                 "address, [::1]:9464), a port from 1 to 65535",
+                 a);
+        return NULL;
+    }
+    struct metrics *m = calloc(1, sizeof *m);
+    if (!m) {
+        snprintf(err, errlen, "--metrics-listen: out of memory");
+        return NULL;
+    }
+    m->lfd = -1;
+    if (!host[0]) {
+        /* Every address: IPv6 and IPv4 on one socket, or IPv4 alone on a
+         * host without IPv6. */
+        struct sockaddr_in6 s6 = {.sin6_family = AF_INET6,
+                                  .sin6_port = htons((uint16_t)atoi(port))};
+        struct sockaddr_in s4 = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(port))};
+        m->lfd = listen_on((struct sockaddr *)&s6, sizeof s6, 0);
+        if (m->lfd < 0 && (errno == EAFNOSUPPORT || errno == EADDRNOTAVAIL))
+            m->lfd = listen_on((struct sockaddr *)&s4, sizeof s4, 0);
+    } else {
+        struct addrinfo hints = {.ai_family = AF_UNSPEC,
+                                 .ai_socktype = SOCK_STREAM,
+                                 .ai_flags = AI_PASSIVE | AI_NUMERICSERV};
+        struct addrinfo *res = NULL;
+        int rc = getaddrinfo(host, port, &hints, &res);
+        if (rc != 0) {
+            snprintf(err, errlen, "--metrics-listen '%s': cannot resolve '%s': %s", a, host,
+                     gai_strerror(rc));
+            free(m);
+            return NULL;
+        }
+        errno = EADDRNOTAVAIL;
+        for (struct addrinfo *p = res; p && m->lfd < 0; p = p->ai_next)
+            m->lfd = listen_on(p->ai_addr, p->ai_addrlen, 1);
+        freeaddrinfo(res);
+    }
+    if (m->lfd < 0) {
+        snprintf(err, errlen, "--metrics-listen '%s': cannot listen there: %s", a, strerror(errno));
+        free(m);
+        return NULL;
+    }
+    metrics_labels_init(&m->labels, cfg);
+    for (int i = 0; i < METRICS_MAX_CONNS; i++)
+        m->conns[i].fd = -1;
+    return m;
+}
+
+/* ---- serving -------------------------------------------------------------------------------- */
+
+static void conn_close(struct conn *c) {
+    if (c->fd >= 0) {
+        /* shutdown first: a worker forked while this connection was open
+         * holds a copy of the fd, which close() alone would leave open. */
+        shutdown(c->fd, SHUT_RDWR);
+        close(c->fd);
+    }
+    c->fd = -1;
+    c->st = C_FREE;
+    c->rlen = c->off = 0;
+    c->out.len = 0;
+}
+
+int metrics_pollfds(const struct metrics *m, struct pollfd *p, int max) {
+    int n = 0, free_slots = 0;
+    if (!m)
+        return 0;
+    for (int i = 0; i < METRICS_MAX_CONNS && n < max; i++) {
+        const struct conn *c = &m->conns[i];
+        if (c->st == C_FREE) {
+            free_slots++;
+            continue;
+        }
+        p[n++] = (struct pollfd){c->fd, c->st == C_READ ? POLLIN : POLLOUT, 0};
+    }
+    /* With every slot busy the listener waits: the kernel's backlog holds
+     * new connections until one is free. */
+    if (free_slots && n < max)
+        p[n++] = (struct pollfd){m->lfd, POLLIN, 0};
+    return n;
+}
+
+/* Whether the Accept header asks for OpenMetrics (with a q above 0), as
+ * Prometheus does first: "application/openmetrics-text;version=1.0.0,...". */
+static int wants_openmetrics(const char *headers) {
+    for (const char *h = headers; *h;) {
+        const char *eol = strchr(h, '\n');
+        size_t len = eol ? (size_t)(eol - h) : strlen(h);
+        if (len > 7 && strncasecmp(h, "Accept:", 7) == 0) {
+            char v[REQ_MAX], *save = NULL;
+            snprintf(v, sizeof v, "%.*s", (int)(len - 7), h + 7);
+            for (char *tok = strtok_r(v, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+                tok += strspn(tok, " \t");
+                if (strncasecmp(tok, "application/openmetrics-text", 28) != 0)
+                    continue;
+                const char *q = strstr(tok, "q=");
+                if (!q || strtod(q + 2, NULL) > 0)
+                    return 1;
+            }
+        }
+        if (!eol)
+            break;
+        h = eol + 1;
+    }
+    return 0;
+}
+
+static void respond(struct conn *c, const char *status, const char *ctype, const char *body,
+                    size_t blen, int head) {
+    char h[512];
+    int n =
+        snprintf(h, sizeof h,
+                 "HTTP/1.1 %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
+                 "Connection: close\r\n%s\r\n",
+                 status, ctype, blen, strncmp(status, "405", 3) == 0 ? "Allow: GET, HEAD\r\n" : "");
+    /* The body is already in c->out when it is the exposition: put the head
+     * in front of it. */
+    if (body == c->out.p) {
+        if (mbuf_reserve(&c->out, (size_t)n) == 0) {
+            memmove(c->out.p + n, c->out.p, c->out.len + 1);
+            memcpy(c->out.p, h, (size_t)n);
+            c->out.len += (size_t)n;
+            if (head)
+                c->out.len = (size_t)n;
+        }
+    } else {
+        c->out.len = 0;
+        c->out.oom = 0;
+        mbuf_add(&c->out, h, (size_t)n);
+        if (!head)
+            mbuf_add(&c->out, body, blen);
+    }
+    if (c->out.oom) {
+        c->out.oom = 0;
+        conn_close(c); /* no memory for even the answer: the client sees the connection end */
+        return;
+    }
+    c->st = C_WRITE;
+    c->off = 0;
+}
+
+static void handle_request(struct metrics *m, struct conn *c, const struct metrics_run *run) {
+    static const char text[] = "text/plain; charset=utf-8";
+    char method[16], target[1024], version[16];
+    if (sscanf(c->req, "%15s %1023s %15s", method, target, version) != 3 ||
+        strncmp(version, "HTTP/1.", 7) != 0) {
+        static const char b[] = "bad request\n";
+        respond(c, "400 Bad Request", text, b, sizeof b - 1, 0);
+        return;
+    }
+    int head = !strcmp(method, "HEAD");
+    if (!head && strcmp(method, "GET") != 0) {
+        static const char b[] = "only GET and HEAD\n";
+        respond(c, "405 Method Not Allowed", text, b, sizeof b - 1, 0);
+        return;
+    }
+    char *q = strchr(target, '?');
+    if (q)
+        *q = 0;
+    if (!strcmp(target, "/")) {
+        static const char b[] = "aops-harness: the run's metrics are at /metrics\n";
+        respond(c, "200 OK", text, b, sizeof b - 1, head);
+        return;
+    }
+    if (strcmp(target, "/metrics") != 0) {
+        static const char b[] = "not found: the metrics are at /metrics\n";
+        respond(c, "404 Not Found", text, b, sizeof b - 1, head);
+        return;
+    }
+    const char *hdrs = strstr(c->req, "\r\n");
+    int om = wants_openmetrics(hdrs ? hdrs + 2 : "");
+    metrics_render(&c->out, run, &m->labels, &m->cache, om, now_ns());
+    if (c->out.oom) {
+        static const char b[] = "out of memory\n";
+        c->out.oom = 0;
+        respond(c, "503 Service Unavailable", text, b, sizeof b - 1, head);
+        return;
+    }
+    respond(c, "200 OK",
+            om ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
+               : "text/plain; version=0.0.4; charset=utf-8",
+            c->out.p, c->out.len, head);
+}
+
+static void conn_read(struct metrics *m, struct conn *c, const struct metrics_run *run) {
+    for (;;) {
+        if (c->rlen >= REQ_MAX - 1) {
+            static const char b[] = "request header too large\n";
+            respond(c, "431 Request Header Fields Too Large", "text/plain; charset=utf-8", b,
+                    sizeof b - 1, 0);
+            return;
+        }
+        ssize_t k = recv(c->fd, c->req + c->rlen, REQ_MAX - 1 - c->rlen, 0);
+        if (k > 0) {
+            c->rlen += (size_t)k;
+            c->req[c->rlen] = 0;
+            if (strstr(c->req, "\r\n\r\n") || strstr(c->req, "\n\n")) {
+                handle_request(m, c, run);
+                return;
+            }
+            continue;
+        }
+        if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+            return;
+        conn_close(c); /* the client went away before a whole request */
+        return;
+    }
+}
+
+static void conn_write(struct conn *c) {
+    while (c->off < c->out.len) {
+        ssize_t k = send(c->fd, c->out.p + c->off, c->out.len - c->off, MSG_NOSIGNAL);
+        if (k > 0) {
+            c->off += (size_t)k;
+            continue;
+        }
+        if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+            return;
+        break; /* the client went away */
+    }
+    conn_close(c);
+}
+
+void metrics_serve(struct metrics *m, const struct metrics_run *run) {
+    if (!m)
+        return;
+    int64_t now = now_ns();
+    for (int i = 0; i < METRICS_MAX_CONNS; i++) {
+        struct conn *c = &m->conns[i];
+        if (c->st != C_FREE && now > c->deadline) {
+            conn_close(c);
+            continue;
+        }
+        if (c->st == C_READ)
+            conn_read(m, c, run);
+        if (c->st == C_WRITE)
+            conn_write(c);
+    }
+    for (int i = 0; i < METRICS_MAX_CONNS; i++) {
+        struct conn *c = &m->conns[i];
+        if (c->st != C_FREE)
+            continue;
+        int fd = accept4(m->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0)
+            break; /* nothing waiting (or a transient error: the next wake tries again) */
+        c->fd = fd;
+        c->st = C_READ;
+        c->deadline = now + CONN_TIMEOUT_NS;
+        c->rlen = 0;
+        conn_read(m, c, run); /* the request is often there already */
+        if (c->st == C_WRITE)
+            conn_write(c);
+    }
+}
+
+void metrics_close(struct metrics *m) {
+    if (!m)
+        return;
+    for (int i = 0; i < METRICS_MAX_CONNS; i++) {
+        conn_close(&m->conns[i]);
+        mbuf_free(&m->conns[i].out);
+    }
+    if (m->lfd >= 0)
+        close(m->lfd);
+    metrics_cache_free(&m->cache);
+    free(m);
+}
