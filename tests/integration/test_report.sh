@@ -27,8 +27,8 @@ fi
 page() {
     "$LAYOUT" "$1" 1280 --dom "$1.dom" >"$1.layout"
     case $? in
-    0) pass "nothing on $(basename "$1") is wider than a 1280 px window" ;;
-    1) fail "$(basename "$1") runs past a 1280 px window:"; sed 1d "$1.layout" | head -8 >&2 ;;
+    0) pass "nothing on $(basename "$1") is wider than a 1280 px window, no chart text larger than the page's" ;;
+    1) fail "$(basename "$1") runs past a 1280 px window or sets chart text too large:"; sed 1d "$1.layout" | head -8 >&2 ;;
     *) fail "chromium could not render $1" ;;
     esac
     awk '$1 == "height" { print $2 }' "$1.layout" >"$1.height"
