@@ -99,7 +99,7 @@ wait $pid
 check_eq "SIGINT exits 130" 130 "$?"
 check "SIGINT: partial figures, invalid" jq -e '.valid == false and .totals.ops > 0 and (.invalid_reasons | any(test("interrupted")))' "$TMP/int/result.json"
 check_eq "SIGINT: no container left" 0 "$(ours)"
-check "SIGINT: no run directory left in /dev/shm" test ! -e "/dev/shm/aops-$pid"
+check "SIGINT: no run directory left in /dev/shm" bash -c "! ls -d /dev/shm/aops-$pid-* 2>/dev/null"
 
 # A coordinator killed outright leaves its containers; the next run removes them.
 AOPS_SLEEP_US=500000 "$HARNESS" --runtime docker --containers 2 --workloads sleep --out "$TMP/dead" --quiet >/dev/null 2>&1 &
@@ -110,10 +110,13 @@ for _ in $(seq 100); do
 done
 kill -9 $pid
 wait $pid 2>/dev/null
+dead_dirs=$(ls -d /dev/shm/aops-$pid-* 2>/dev/null)
 check "the killed coordinator's containers are there" test "$(docker ps -aq --filter "label=aops.run=$pid@$(hostname)" | wc -l)" -ge 1
 "$HARNESS" --runtime docker --containers 1 --workloads sleep --out "$TMP/next" --quiet >/dev/null 2>&1
 check_eq "stale containers removed by the next run" 0 "$(docker ps -aq --filter "label=aops.run=$pid@$(hostname)" | wc -l)"
-check "stale run directory removed by the next run" test ! -e "/dev/shm/aops-$pid"
+check "the killed coordinator's run directory was there" test -n "$dead_dirs"
+check "stale run directory removed by the next run" bash -c "! ls -d /dev/shm/aops-$pid-* 2>/dev/null"
+check "and its cgroup parents" bash -c "! ls -d /sys/fs/cgroup/*/aops-$pid-docker /sys/fs/cgroup/aops-$pid-docker 2>/dev/null"
 
 # Bad input: a clear line, nothing started.
 err=$("$HARNESS" --runtime docker --image aops-no-such-image:x --containers 1 --workloads sleep --out "$TMP/bad" 2>&1 >/dev/null)
