@@ -21,7 +21,8 @@
  * NanoCpus from --cpus-per-container, labels naming the run, the network of
  * --container-network (host by default, so the data path equals the cgroup
  * runtime's), and an init process (a worker that raises a signal must die of
- * it, which PID 1 would not). Ends are read from State (ExitCode,
+ * it, which PID 1 would not). Binds are HostConfig.Mounts (no separator to
+ * split a path with ':' in it on). Ends are read from State (ExitCode,
  * OOMKilled); every container is removed at the end, and the next run removes
  * the containers, run directories and cgroup parents of a coordinator on this
  * host that is gone. */
@@ -302,8 +303,11 @@ fail:
     return NULL;
 }
 
-static void add_bind(json_t *binds, const char *src, const char *dst, int ro) {
-    json_array_append_new(binds, json_sprintf("%s:%s:%s", src, dst, ro ? "ro" : "rw"));
+/* A bind mount as HostConfig.Mounts has it: fields, not "src:dst:mode",
+ * so a path holding ':' stays one path. */
+static void add_bind(json_t *mounts, const char *src, const char *dst, int ro) {
+    json_array_append_new(mounts, json_pack("{s:s, s:s, s:s, s:b}", "Type", "bind", "Source", src,
+                                            "Target", dst, "ReadOnly", ro));
 }
 
 /* The container of worker i, as the Engine API's create body. */
@@ -346,7 +350,7 @@ static json_t *spec(struct rt_docker *rt, unsigned i, const char *exe) {
 
     json_t *host = json_pack("{s:I, s:I, s:s, s:b, s:o}", "Memory", (json_int_t)cfg->memory_limit,
                              "MemorySwap", (json_int_t)cfg->memory_limit, "NetworkMode",
-                             cfg->container_network, "Init", 1, "Binds", binds);
+                             cfg->container_network, "Init", 1, "Mounts", binds);
     if (cfg->cpus_per_container > 0)
         json_object_set_new(host, "NanoCpus",
                             json_integer((json_int_t)(cfg->cpus_per_container * 1e9)));

@@ -29,12 +29,39 @@ fi
 docker ps -aq --no-trunc --filter label=aops.harness=1 | sort >"$TMP/before"
 ours() { docker ps -aq --no-trunc --filter label=aops.harness=1 | sort | comm -13 "$TMP/before" - | wc -l; }
 
-# A valid tiny run, every worker a container.
-"$HARNESS" corpus fetch --profile tiny >/dev/null 2>&1 || fail "corpus fetch --profile tiny"
-"$HARNESS" prepare --containers 3 --profile tiny >/dev/null 2>&1 || fail "prepare --profile tiny"
-"$HARNESS" --runtime docker --containers 3 --profile tiny --out "$TMP/run" --quiet >"$TMP/run.log" 2>&1
+# A valid tiny run, every worker a container. Its corpus is in a directory
+# with ':' in its name (a bind mount has no separator to split it on); and
+# /dev/shm holds what a local user could plant for it: a directory of the
+# coordinator's pid (known here: the shell that execs it) owned by nobody,
+# with its credentials and slots linked to files of theirs, a stale-looking
+# run directory that is a link to a directory of theirs, and cgroup parents
+# of a dead coordinator with no run directory at all.
+CO="$TMP/co:rpus"
+"$HARNESS" corpus fetch --profile tiny --dir "$CO" >/dev/null 2>&1 || fail "corpus fetch --profile tiny"
+"$HARNESS" prepare --containers 3 --profile tiny --corpus "$CO" >/dev/null 2>&1 || fail "prepare --profile tiny"
+mkdir -p "$TMP/victim"; touch "$TMP/victim/credentials" "$TMP/leak" "$TMP/leak-slots"
+chown nobody "$TMP/leak" "$TMP/leak-slots" "$TMP/victim"
+ln -sfn "$TMP/victim" /dev/shm/aops-4194301-planted
+stale_cg=()
+for h in /sys/fs/cgroup/*/ /sys/fs/cgroup/; do
+    [ -e "$h/cgroup.procs" ] && mkdir -p "$h/aops-4194302-docker" && stale_cg+=("$h/aops-4194302-docker")
+done
+bash -c 'd=/dev/shm/aops-$$; mkdir -p $d; ln -s "$1" $d/credentials; ln -s "$2" $d/slots
+         chown -h nobody $d $d/credentials $d/slots; echo $$ >"$3"; shift 3; exec "$@"' _ \
+    "$TMP/leak" "$TMP/leak-slots" "$TMP/planted.pid" \
+    "$HARNESS" --runtime docker --containers 3 --profile tiny --corpus "$CO" --out "$TMP/run" --quiet >"$TMP/run.log" 2>&1
 rc=$?
+planted=/dev/shm/aops-$(cat "$TMP/planted.pid")
 R=$TMP/run/result.json
+check_eq "a planted run directory's credentials link received nothing" 0 "$(stat -c %s "$TMP/leak")"
+check_eq "nor its slots link" 0 "$(stat -c %s "$TMP/leak-slots")"
+check "the other user's directory is left to them" test -d "$planted" -a -L "$planted/credentials"
+check "a planted link to a directory is not followed by the stale sweep" test -e "$TMP/victim/credentials"
+check "no secret on the run's output" bash -c "! grep -qF \"\$(sed -n 's/^AWS_SECRET_ACCESS_KEY=//p' '$ROOT/.local/stack/credentials')\" '$TMP/run.log'"
+left=0; for d in "${stale_cg[@]}"; do [ -d "$d" ] && left=$((left + 1)); done
+check_eq "a dead coordinator's cgroup parents removed, run directory or not (${#stale_cg[@]} made)" 0 "$left"
+rm -rf "$planted" /dev/shm/aops-4194301-planted
+for d in "${stale_cg[@]}"; do rmdir "$d" 2>/dev/null; done
 check_eq "docker run exits 0 ($(tail -2 "$TMP/run.log" | tr '\n' ' '))" 0 "$rc"
 check "valid" jq -e '.valid == true' "$R"
 check_eq "3 x 1,340 operations" 4020 "$(jq -r .totals.ops "$R")"
