@@ -96,6 +96,84 @@ for sig in INT TERM; do
     check_eq "SIG$sig: no cgroup left" 0 "$(cg_count)"
 done
 
+# A second Ctrl-C while the run is being torn down: the signals stay blocked
+# until everything is removed, so nothing is left. To hold the teardown open
+# long enough to be hit, a process of this test is put into worker 0's
+# memory cgroup and frozen (v1 freezer: a frozen task outlives SIGKILL until
+# thawed), so the cgroup's removal waits for it; it is thawed after the
+# second signal.
+FZ=/sys/fs/cgroup/freezer/aops-test-$$
+if [ -d /sys/fs/cgroup/freezer ] && [ -d /sys/fs/cgroup/memory ] && mkdir -p "$FZ"; then
+    AOPS_SLEEP_US=300000 "$HARNESS" --containers 2 --workloads sleep --out "$TMP/sig2" --quiet >/dev/null 2>&1 &
+    pid=$!
+    LASTPID=$pid
+    for _ in $(seq 100); do
+        w0=$(find /sys/fs/cgroup/memory -maxdepth 6 -type d -name "aops-$pid-0" 2>/dev/null | head -1)
+        [ -n "$w0" ] && [ "$(pgrep -c -P $pid)" = 2 ] && break
+        sleep 0.05
+    done
+    sleep 60 &
+    hostage=$!
+    echo $hostage >"$w0/cgroup.procs"
+    echo $hostage >"$FZ/cgroup.procs"
+    echo FROZEN >"$FZ/freezer.state"
+    sleep 0.5
+    kill -INT $pid
+    for _ in $(seq 100); do [ -s "$TMP/sig2/result.json" ] && break; sleep 0.05; done
+    sleep 0.3
+    kill -INT $pid # in the teardown, waiting for the frozen task to leave the cgroup
+    sleep 0.4
+    echo THAWED >"$FZ/freezer.state"
+    wait $pid
+    rc=$?
+    kill -9 $hostage 2>/dev/null; wait $hostage 2>/dev/null
+    rmdir "$FZ"
+    check_eq "second SIGINT during teardown: exits 130" 130 "$rc"
+    check "second SIGINT: the result was written" jq -e '.valid == false and (.invalid_reasons | any(test("interrupted")))' "$TMP/sig2/result.json"
+    check_eq "second SIGINT: no cgroup left (accounting included)" 0 "$(cg_count)"
+    check_eq "second SIGINT: no worker left" 0 "$(pgrep -c -P $pid)"
+else
+    fail "cannot hold a teardown open: no v1 freezer and memory hierarchies to freeze a task in"
+fi
+
+# Workers that finished every operation but exit slowly (hundreds of
+# containers torn down) are no stall: the run is complete.
+AOPS_TEST_SLOW_EXIT_MS=2500 h --containers 2 --workloads sleep --stall-timeout 1 --out "$TMP/slowexit" --quiet
+R=$TMP/slowexit/result.json
+check_eq "slow exits: every operation counted" 40 "$(jq -r .totals.ops $R)"
+check "slow exits: no stall reason" jq -e '[.invalid_reasons[] | select(test("stall"))] | length == 0' $R
+check "slow exits: the only reason is the test-only workload" jq -e '.invalid_reasons | length == 1' $R
+check_eq "slow exits: no cgroup left" 0 "$(cg_count)"
+
+# Two runs started in the same second get two directories; an existing
+# result is never overwritten without --force. The default directories of
+# the next seconds are made first (as another run of this second would), so
+# the clash is certain.
+now=$(date +%s); taken=()
+for k in 0 1 2 3 4 5; do
+    t=$ROOT/results/$(date -d "@$((now + k))" +%Y%m%d-%H%M%S)
+    [ -e "$t" ] || { mkdir -p "$t" && touch "$t/other-run" && taken+=("$t"); }
+done
+"$HARNESS" --containers 1 --workloads sleep --quiet >"$TMP/same1.out" 2>&1 &
+p1=$!
+"$HARNESS" --containers 1 --workloads sleep --quiet >"$TMP/same2.out" 2>&1 &
+p2=$!
+wait $p1; wait $p2
+d1=$(sed -n 's/^  results: \(.*\)\/result.json$/\1/p' "$TMP/same1.out")
+d2=$(sed -n 's/^  results: \(.*\)\/result.json$/\1/p' "$TMP/same2.out")
+check "two runs started together: two run directories ($d1, $d2)" test -n "$d1" -a -n "$d2" -a "$d1" != "$d2"
+check_eq "each wrote its own result" "20 20" "$(jq -r .totals.ops "$d1/result.json") $(jq -r .totals.ops "$d2/result.json")"
+clash=0; for t in "${taken[@]}"; do [ -e "$t/result.json" ] && clash=$((clash + 1)); done
+check_eq "neither wrote into a directory that existed (${#taken[@]} made)" 0 "$clash"
+for d in "$d1" "$d2" "${taken[@]}"; do case "$d" in "$ROOT"/results/?*) rm -rf "$d" ;; esac; done
+before=$(sha256sum "$TMP/plain/result.json")
+out=$("$HARNESS" --containers 1 --workloads sleep --out "$TMP/plain" --quiet 2>&1 >/dev/null)
+check_eq "--out holding a result: refused, exit 2" 2 "$?"
+check_contains "and said in one line, with --force" "holds a result already" "$out"
+check_eq "the result there untouched" "$before" "$(sha256sum "$TMP/plain/result.json")"
+h --containers 1 --workloads sleep --out "$TMP/plain" --quiet --force
+check_eq "--force replaces it" 20 "$(jq -r .totals.ops "$TMP/plain/result.json")"
+
 # A worker that cannot open its workload stops the run before the barrier.
 AOPS_TEST_OPEN_FAIL=1 "$HARNESS" --containers 2 --workloads sleep --out "$TMP/openfail" --quiet >"$TMP/of.out" 2>"$TMP/of.err"
 check_eq "open failure exits 1" 1 $?
