@@ -243,7 +243,11 @@ static struct runtime *dk_create(struct run_ctx *r, int *ready_rd, int *release_
      * directory (attribution); the cgroupfs driver takes a path, systemd's a
      * slice, which is left to the engine's default. */
     json_t *info = NULL;
-    if (docker_request(rt->d, "GET", "/info", NULL, &info, err, errlen) == 200 &&
+    int got_info = docker_request(rt->d, "GET", "/info", NULL, &info, err, errlen) == 200;
+    /* MemorySwap = Memory holds swap only where the engine can limit it. */
+    json_t *swap = json_object_get(info, "SwapLimit");
+    r->swap_limited = got_info && json_is_boolean(swap) ? json_is_true(swap) : -1;
+    if (got_info &&
         !strcmp(json_string_value(json_object_get(info, "CgroupDriver")) ?: "", "cgroupfs")) {
         snprintf(rt->cgparent, sizeof rt->cgparent, "/aops-%d-docker", (int)getpid());
         cgparent_dirs(rt->cgparent, 1);

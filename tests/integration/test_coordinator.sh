@@ -54,6 +54,7 @@ LASTPID=$!
 for i in $(seq 50); do [ "$(pgrep -c -P $LASTPID)" = 2 ] && break; sleep 0.1; done
 mem=$(find /sys/fs/cgroup -maxdepth 5 -type d -name "aops-$LASTPID-1" | xargs -I{} sh -c 'cat {}/memory.limit_in_bytes {}/memory.max 2>/dev/null' | head -1)
 cpu=$(find /sys/fs/cgroup -maxdepth 5 -type d -name "aops-$LASTPID-1" | xargs -I{} sh -c 'cat {}/cpu.cfs_quota_us {}/cpu.max 2>/dev/null' | head -1)
+swap=$(find /sys/fs/cgroup -maxdepth 5 -type d -name "aops-$LASTPID-1" | xargs -I{} sh -c 'cat {}/memory.memsw.limit_in_bytes {}/memory.swap.max 2>/dev/null' | head -1)
 check_eq "memory limit set in the worker's cgroup" $((300 * 1048576)) "$mem"
 check_contains "CPU limit set in the worker's cgroup" 50000 "$cpu"
 # 2 workers: one cgroup each on v2, one per controller hierarchy on v1.
@@ -62,6 +63,17 @@ wpid=$(pgrep -P $LASTPID | head -1)
 check "a worker is in its own cgroup" grep -q "aops-$LASTPID-" /proc/$wpid/cgroup
 wait $LASTPID
 check_eq "no cgroup left after a limited run" 0 "$(cg_count)"
+# Swap: the limit holds RAM plus swap where the kernel accounts swap (v1
+# memsw equal to the limit, v2 swap.max 0), and the result says which.
+if [ -n "$swap" ]; then
+    check "swap limited in the worker's cgroup ($swap)" test "$swap" = $((300 * 1048576)) -o "$swap" = 0
+    check "containers[] say the limit includes swap" jq -e '[.containers[].memory_includes_swap] == [true, true]' "$TMP/lim/result.json"
+else
+    check "no swap accounting: containers[] say the limit is RAM only" jq -e '[.containers[].memory_includes_swap] == [false, false]' "$TMP/lim/result.json"
+    if [ "$(wc -l </proc/swaps)" -gt 1 ]; then
+        check "and with swap active, a warning says so" jq -e '.warnings | any(test("RAM only: swap is active"))' "$TMP/lim/result.json"
+    fi
+fi
 
 # A crash: reported with its signal, the others go on.
 AOPS_TEST_CRASH_WORKER=1 h --containers 3 --workloads sleep --out "$TMP/crash" --quiet

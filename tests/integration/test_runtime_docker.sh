@@ -94,13 +94,21 @@ if [ -n "$id" ]; then
     check_eq "docker inspect: no swap (MemorySwap = Memory)" $((200 * 1048576)) "$(docker inspect -f '{{.HostConfig.MemorySwap}}' "$id")"
     check_eq "docker inspect: NanoCpus from --cpus-per-container" 500000000 "$(docker inspect -f '{{.HostConfig.NanoCpus}}' "$id")"
     check_eq "docker inspect: the network (host)" host "$(docker inspect -f '{{.HostConfig.NetworkMode}}' "$id")"
-    check "no secret in the container's environment or command" bash -c \
-        "! docker inspect '$id' | grep -qF \"\$(sed -n 's/^AWS_SECRET_ACCESS_KEY=//p' '$ROOT/.local/stack/credentials')\""
+    docker inspect "$id" >"$TMP/inspect.json"
+    check "docker inspect gave the container (so the checks below mean something)" jq -e '.[0].Config.Env | length > 0' "$TMP/inspect.json"
+    for key in AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY MARIADB_PASSWORD; do
+        v=$(sed -n "s/^$key=//p" "$ROOT/.local/stack/credentials")
+        check "no $key in the container's environment, command or anything docker inspect shows" \
+            bash -c "[ \${#1} -ge 8 ] && ! grep -qF -- \"\$1\" '$TMP/inspect.json'" _ "$v"
+    done
 else
     fail "the running workers' containers were never seen"
 fi
 wait $pid
 check_eq "no container left after a limited run" 0 "$(ours)"
+check_eq "containers[] say whether the limit holds swap, as the engine's SwapLimit" \
+    "$(docker info -f '{{.SwapLimit}}') $(docker info -f '{{.SwapLimit}}')" \
+    "$(jq -r '[.containers[].memory_includes_swap] | map(tostring) | join(" ")' "$TMP/lim/result.json")"
 
 # The memory limit is real: memhog gets OOM-killed, and the engine says so.
 "$HARNESS" --runtime docker --containers 2 --workloads memhog --memory-limit 96M --out "$TMP/oom" --quiet >/dev/null 2>&1
