@@ -69,7 +69,10 @@ static int curl_config(const struct config *cfg, const char *path, unsigned id, 
 int main(int argc, char **argv) {
     struct config cfg;
     char err[WL_ERRLEN];
-    if (options_load_env(&cfg, err, sizeof err) < 0) {
+    /* As `./harness --workloads s3`: only the s3 workload's options are
+     * checked (not the search patterns of a repository it may not run in). */
+    char *args[] = {"s3_get", "--workloads", "s3", NULL};
+    if (options_load(&cfg, 3, args, 1, err, sizeof err) != 0) {
         fprintf(stderr, "s3_get: %s\n", err);
         return 2;
     }

@@ -21,7 +21,8 @@
  *   - v1 or v2: 2.0.2 has no call that says which; statfs of the mount does;
  *   - swap: memory.swap.max (v2) and memory.memsw.limit_in_bytes (v1) do not
  *     exist without swap accounting, and a value libcgroup cannot write fails
- *     the whole create, so they are set by a second, best-effort modify;
+ *     the whole create, so they are set by a second modify, whose failure
+ *     is recorded (cgroups_swap_limited) rather than fatal;
  *   - deletion: cgroup_delete_cgroup moves leftover tasks to the parent
  *     (they would survive) through a `tasks` file that v2 does not have;
  *     the harness kills the leftovers itself (cgroup_get_procs), then
@@ -45,6 +46,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include "../common/fsread.h"
 #include "../common/mountinfo.h"
 #include "cgroup.h"
 
@@ -66,6 +68,7 @@ struct cgroups {
     char (*mem_name)[PATHLEN]; /* their names: 2.0.2 does not export cgroup_get_cgroup_name */
     char (*cpu_name)[PATHLEN];
     char desc[PATHLEN + 64];
+    int swap_limited; /* every worker's swap write took */
 };
 
 /* ---- where: the mounts and the process's own cgroup under them ---- */
@@ -301,8 +304,11 @@ static struct cgroup *make_mem(struct cgroups *cg, const char *base, unsigned ru
             snprintf(val, sizeof val, "%llu", (unsigned long long)mem_bytes);
             cgroup_add_value_string(sm, "memory.memsw.limit_in_bytes", val);
         }
-        cgroup_modify_cgroup(s);
     }
+    /* Best effort, but said: the result records it, and a run with swap
+     * active is warned that its limit is RAM only. */
+    if (!sm || cgroup_modify_cgroup(s) != 0)
+        cg->swap_limited = 0;
     cgroup_free(&s);
     return g;
 }
@@ -348,6 +354,7 @@ struct cgroups *cgroups_create(unsigned run, unsigned n, uint64_t mem_bytes, dou
         goto fail;
     }
     cg->mode = pl.mode;
+    cg->swap_limited = 1;
     snprintf(cg->mem_mnt, sizeof cg->mem_mnt, "%s", pl.mem_mnt);
     snprintf(cg->mem_base, sizeof cg->mem_base, "%s", pl.mem_rel);
     if (cg->mode == CG_V1 && cpus > 0) {
@@ -414,6 +421,29 @@ int cgroups_oom_killed(const struct cgroups *cg, unsigned i) {
     if (h)
         cgroup_read_value_end(&h);
     return killed;
+}
+
+int cgroups_swap_limited(const struct cgroups *cg) {
+    return cg->swap_limited;
+}
+
+const char *cgroups_swap_warning(int limited, const char *sysroot, char *buf, size_t len) {
+    char path[PATHLEN], line[512];
+    if (limited != 0 || !sysroot_path(path, sizeof path, sysroot, "/proc/swaps"))
+        return NULL;
+    FILE *f = fopen(path, "re");
+    int devices = 0;
+    for (int i = 0; f && fgets(line, sizeof line, f); i++)
+        devices += i > 0 && line[0] != '\n'; /* the first line is the header */
+    if (f)
+        fclose(f);
+    if (!devices)
+        return NULL;
+    snprintf(buf, len,
+             "--memory-limit is RAM only: swap is active and the kernel would not limit it "
+             "(no swap accounting: memory.swap.max / memory.memsw.limit_in_bytes), so a worker "
+             "may use swap past its limit");
+    return buf;
 }
 
 const char *cgroups_describe(const struct cgroups *cg) {

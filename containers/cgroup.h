@@ -29,6 +29,16 @@ void cgroups_destroy(struct cgroups *cg);
 /* "cgroup v1 under /sys/fs/cgroup/memory/... (libcgroup)" */
 const char *cgroups_describe(const struct cgroups *cg);
 
+/* 1 when every worker's limit holds RAM plus swap (memory.swap.max = 0 on
+ * v2, memory.memsw.limit_in_bytes = the limit on v1), 0 when some could not
+ * be set (no swap accounting in the kernel). */
+int cgroups_swap_limited(const struct cgroups *cg);
+
+/* The warning a run gives when its memory limit could not include swap
+ * (limited == 0) while swap is active (SYSROOT/proc/swaps lists a device):
+ * one line in buf, returned; NULL when there is nothing to say. */
+const char *cgroups_swap_warning(int limited, const char *sysroot, char *buf, size_t len);
+
 /* Remove aops-* cgroups whose coordinator is gone (a crashed run). Returns
  * how many were removed. */
 int cgroups_remove_stale(void);

@@ -48,10 +48,14 @@
 #define EXIT_USAGE 2
 #define EXIT_SIGNAL 130
 
-/* Resolve and create the run directory; exit-2 class errors. */
+/* Resolve and create the run directory; exit-2 class errors. The default,
+ * results/<timestamp>, is always a new directory (-2, -3, ... after the
+ * timestamp when a run started in the same second has it); a --out that
+ * holds a result already is refused unless --force. */
 static int make_out_dir(struct config *cfg, char *err, size_t errlen) {
-    if (!cfg->out[0]) {
-        char ts[64];
+    int fresh = !cfg->out[0];
+    char ts[64];
+    if (fresh) {
         time_t t = time(NULL);
         strftime(ts, sizeof ts, "%Y%m%d-%H%M%S", localtime(&t));
         snprintf(cfg->out, sizeof cfg->out, "%s/results/%s", cfg->harness_dir, ts);
@@ -66,9 +70,28 @@ static int make_out_dir(struct config *cfg, char *err, size_t errlen) {
         mkdir(p, 0755);
         *s = '/';
     }
-    if (mkdir(p, 0755) != 0 && errno != EEXIST) {
+    int rc = mkdir(p, 0755);
+    for (unsigned k = 2; fresh && rc != 0 && errno == EEXIST && k < 1000; k++) {
+        snprintf(p, sizeof p, "%s/results/%s-%u", cfg->harness_dir, ts, k);
+        rc = mkdir(p, 0755);
+    }
+    int mkerr = rc ? errno : 0;
+    snprintf(cfg->out, sizeof cfg->out, "%s", p);
+    static const char *const kept[] = {"result.json", "sweep.json"};
+    for (int k = 0; !fresh && !cfg->force && k < 2; k++) {
+        char f[sizeof cfg->out + 16];
+        snprintf(f, sizeof f, "%s/%s", p, kept[k]);
+        if (access(f, F_OK) == 0) {
+            snprintf(err, errlen,
+                     "--out %s holds a result already (%s): choose another directory, or "
+                     "--force to replace it",
+                     cfg->out, kept[k]);
+            return -1;
+        }
+    }
+    if (rc != 0 && (fresh || mkerr != EEXIST)) {
         snprintf(err, errlen, "--out %s: cannot create the run directory: %s", cfg->out,
-                 strerror(errno));
+                 strerror(mkerr));
         return -1;
     }
     if (access(p, W_OK) != 0) {
@@ -106,6 +129,7 @@ struct coord {
     int interrupted;          /* signal number */
     int stopping;             /* workers were told to stop */
     int stalled;
+    int lingered; /* finished workers killed for not exiting */
     int released;
     int code; /* exit code so far */
     int64_t t_launch, t0;
@@ -182,16 +206,28 @@ static void progress(struct coord *c, int64_t t0, uint64_t expected, int final) 
     fflush(stdout);
 }
 
-/* Wait for every worker to be reaped, at most `ms` more, then kill the rest. */
+/* Wait for every worker to be reaped, at most `ms` more, then kill the rest.
+ * A stop signal only shortens the wait (after the first: the workers were
+ * told to stop then); the signals stay blocked until teardown is done. */
 static void reap_all(struct coord *c, int ms) {
-    runtime_wait_all(c->rt, c->we, c->forked, ms);
+    struct signalfd_siginfo si;
+    for (int64_t until = now_ns() + (int64_t)ms * 1000000; c->alive > 0 && now_ns() < until;) {
+        struct pollfd p = {c->sfd, POLLIN, 0};
+        if (poll(&p, 1, 50) > 0 && read(c->sfd, &si, sizeof si) == (ssize_t)sizeof si &&
+            si.ssi_signo != SIGCHLD && (c->interrupted || !(c->interrupted = (int)si.ssi_signo)))
+            break;
+        reap(c);
+    }
+    runtime_wait_all(c->rt, c->we, c->forked, 0);
     c->alive = 0;
 }
 
-static const char *first_worker_error(struct coord *c) {
+static const char *first_worker_error(struct coord *c, char *buf, size_t len) {
     for (unsigned i = 0; i < c->forked; i++)
-        if (run_slot(&c->r, i)->error[0])
-            return run_slot(&c->r, i)->error;
+        if (run_slot(&c->r, i)->error[0]) {
+            snprintf(buf, len, "%.*s", SLOT_TEXT(run_slot(&c->r, i)->error));
+            return buf;
+        }
     return NULL;
 }
 
@@ -447,7 +483,8 @@ static void coord_barrier(struct coord *c) {
             coord_wait_start(c);
     }
     if (failed) {
-        const char *e = first_worker_error(c);
+        char buf[sizeof run_slot(&c->r, 0)->error + 1];
+        const char *e = first_worker_error(c, buf, sizeof buf);
         invalid(c, e ? e : "a worker failed before the start");
     }
     if (c->code || c->interrupted) {
@@ -521,10 +558,22 @@ static void coord_loop(struct coord *c) {
             next_tick = now + 250000000;
         }
         uint64_t d = total_done(c);
+        double quiet_s = (double)(now - last_change) / 1e9;
         if (d != last_done) {
             last_done = d;
             last_change = now;
-        } else if (!c->stopping && (double)(now - last_change) / 1e9 > cfg->stall_timeout) {
+        } else if (!c->stopping && d >= expected && quiet_s > fmax(60, 2 * cfg->stall_timeout)) {
+            /* Every operation done, only exits missing: no stall (the run is
+             * complete), but never a hang either. */
+            char w[256];
+            snprintf(w, sizeof w,
+                     "%u workers had finished every operation but not exited %.0f s later: "
+                     "killed",
+                     c->alive, quiet_s);
+            json_array_append_new(c->warnings, json_string(w));
+            c->lingered = 1;
+            kill_all(c);
+        } else if (!c->stopping && d < expected && quiet_s > cfg->stall_timeout) {
             char err[256];
             c->stalled = 1;
             snprintf(err, sizeof err,
@@ -566,12 +615,14 @@ static void coord_postmortem(struct coord *c) {
                      "container %u was OOM-killed by its %llu-byte memory limit (--memory-limit)",
                      c->r.id_base + i, (unsigned long long)cfg->memory_limit);
             json_array_append_new(c->reasons, json_string(err));
-        } else if (WIFSIGNALED(we->status) && !c->interrupted && !c->stalled && c->released) {
+        } else if (WIFSIGNALED(we->status) && !c->interrupted && !c->stalled && !c->lingered &&
+                   c->released) {
             snprintf(err, sizeof err, "container %u crashed: %s", c->r.id_base + i,
                      strsignal(WTERMSIG(we->status)));
             json_array_append_new(c->reasons, json_string(err));
         } else if (s->fatal) {
-            snprintf(err, sizeof err, "container %u stopped: %s", c->r.id_base + i, s->error);
+            snprintf(err, sizeof err, "container %u stopped: %.*s", c->r.id_base + i,
+                     SLOT_TEXT(s->error));
             json_array_append_new(c->reasons, json_string(err));
         }
     }
@@ -660,12 +711,11 @@ static void coord_linger(struct coord *c) {
     }
 }
 
-/* Step 7: undo everything setup made; safe on a half-made coord. */
-static void coord_teardown(struct coord *c) {
-    if (c->sfd >= 0) {
-        sigprocmask(SIG_SETMASK, &c->oldmask, NULL);
-        close(c->sfd);
-    }
+/* Step 7: undo everything setup made; safe on a half-made coord. The stop
+ * signals stay blocked until the workers' cgroups or containers, the run
+ * directory and the accounting cgroup are gone: a Ctrl-C here is taken from
+ * the signalfd at the end (1 is returned), never a death halfway. */
+static int coord_teardown(struct coord *c) {
     /* The runtime owns the channels and the slots it made. */
     metrics_close(c->mx);
     json_decref(c->reasons);
@@ -679,6 +729,15 @@ static void coord_teardown(struct coord *c) {
     runtime_free(c->rt);
     cgacct_destroy(c->r.acct);
     free(c->we);
+    int late = 0;
+    if (c->sfd >= 0) {
+        struct signalfd_siginfo si;
+        while (read(c->sfd, &si, sizeof si) == (ssize_t)sizeof si)
+            late |= si.ssi_signo != SIGCHLD;
+        sigprocmask(SIG_SETMASK, &c->oldmask, NULL);
+        close(c->sfd);
+    }
+    return late;
 }
 
 /* One point: cfg->n workers, results into cfg->out. Returns the exit code.
@@ -701,7 +760,8 @@ static int run_point(const struct config *cfg, int64_t t_start, const struct res
     coord_write(&c, t_start);
     coord_linger(&c);
     rc = c.code;
-    coord_teardown(&c);
+    if (coord_teardown(&c) && !c.interrupted)
+        rc = EXIT_SIGNAL; /* stopped during teardown: the result stands, the user asked to stop */
     return rc;
 }
 

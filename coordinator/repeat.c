@@ -156,8 +156,11 @@ void repeat_print_run(const json_t *res, unsigned index, unsigned of, FILE *f) {
     double a = jnum(res, "totals.aops");
     int valid = json_is_true(json_object_get(res, "valid"));
     const char *why = jstr(res, "invalid_reasons.0");
-    fprintf(f, "harness: run %u of %u: AOPS %s%.1f, %s%s%s\n", index, of, isfinite(a) ? "" : "-",
-            isfinite(a) ? a : 0.0, valid ? "valid" : "not valid", why ? ": " : "", why ? why : "");
+    char aops[32] = "- (not measured)"; /* no completion, no figure: never "-0.0" */
+    if (isfinite(a))
+        snprintf(aops, sizeof aops, "%.1f", a);
+    fprintf(f, "harness: run %u of %u: AOPS %s, %s%s%s\n", index, of, aops,
+            valid ? "valid" : "not valid", why ? ": " : "", why ? why : "");
 }
 
 /* The figures a repeat's spread covers: AOPS, and per-core AOPS, which

@@ -18,6 +18,7 @@
 
 #include "../common/json.h"
 #include "figures.h"
+#include "../containers/cgroup.h"
 #include "histjson.h"
 #include "results.h"
 #include "throughput.h"
@@ -202,7 +203,7 @@ static json_t *containers_json(const struct run_report *rep) {
         if (we->reaped && WIFSIGNALED(we->status))
             json_object_set_new(c, "signal", json_sprintf("SIG%s", signame(WTERMSIG(we->status))));
         if (s->error[0])
-            json_object_set_new(c, "error", json_string(s->error));
+            json_object_set_new(c, "error", json_sprintf("%.*s", SLOT_TEXT(s->error)));
         if (r->cfg->warmup_cycles) {
             json_object_set_new(c, "warmup_seconds",
                                 json_num_or_null((double)s->warmup_ns / 1e9, s->warmup_ns > 0));
@@ -211,12 +212,14 @@ static json_t *containers_json(const struct run_report *rep) {
             if (s->warmup_errors)
                 json_array_append_new(rep->warnings,
                                       json_sprintf("container %u: %llu warm-up operations failed "
-                                                   "(not counted), first: %s",
+                                                   "(not counted), first: %.*s",
                                                    i, (unsigned long long)s->warmup_errors,
-                                                   s->warmup_error));
+                                                   SLOT_TEXT(s->warmup_error)));
         }
         if (we->runtime_id[0])
             json_object_set_new(c, "runtime_id", json_string(we->runtime_id));
+        json_object_set_new(c, "memory_includes_swap",
+                            r->swap_limited < 0 ? json_null() : json_boolean(r->swap_limited));
         json_array_append_new(containers, c);
     }
     return containers;
@@ -247,6 +250,10 @@ json_t *results_build(const struct run_report *rep) {
     if (cfg->no_cgroups)
         json_array_append_new(warnings,
                               json_string("--no-cgroups: workers ran without memory limits"));
+    char swapw[256];
+    if (cgroups_swap_warning(r->swap_limited, cfg->sysroot[0] ? cfg->sysroot : "/", swapw,
+                             sizeof swapw))
+        json_array_append_new(warnings, json_string(swapw));
 
     json_t *workloads = json_object();
     for (unsigned w = 0; w < lay->nwl; w++)

@@ -10,6 +10,7 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include "../common/config.h"
@@ -107,7 +108,13 @@ struct run_ctx {
     struct cg_acct *acct; /* where the workers' CPU time is read; NULL when nowhere */
     pid_t coord_pid;
     unsigned id_base; /* global id of worker 0: --shard I/N runs I x n onwards */
+    int swap_limited; /* the runtime's memory limit holds swap too: 1, 0, -1 unknown/none */
 };
+
+/* A text field of a slot (error, warmup_error) for "%.*s": the slots are
+ * memory (with --runtime docker a file) the workers write, so a field is
+ * read only up to its own end, even when its NUL is missing. */
+#define SLOT_TEXT(field) (int)strnlen((field), sizeof(field)), (field)
 
 static inline struct worker_slot *run_slot(const struct run_ctx *r, unsigned i) {
     return (struct worker_slot *)(r->shm + (size_t)i * r->lay.slot_size);

@@ -28,6 +28,7 @@ static struct runtime *cg_create(struct run_ctx *r, int *ready_rd, int *release_
     }
     rt->base.r = r;
     rt->ready[0] = rt->ready[1] = rt->release[0] = rt->release[1] = -1;
+    r->swap_limited = -1;
     if (!cfg->no_cgroups) {
         cgroups_remove_stale();
         r->cg = cgroups_create((unsigned)getpid(), cfg->n, cfg->memory_limit,
@@ -36,6 +37,7 @@ static struct runtime *cg_create(struct run_ctx *r, int *ready_rd, int *release_
             free(rt);
             return NULL;
         }
+        r->swap_limited = cgroups_swap_limited(r->cg);
     }
     r->shm = mmap(NULL, (size_t)cfg->n * r->lay.slot_size, PROT_READ | PROT_WRITE,
                   MAP_SHARED | MAP_ANONYMOUS, -1, 0);

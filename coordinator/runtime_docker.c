@@ -2,12 +2,16 @@
  * harness image, created and started through the Docker Engine API
  * (containers/docker.c), as the published benchmark ran its agents.
  *
- * The run directory /dev/shm/aops-<pid> (tmpfs) holds what coordinator and
+ * The run directory /dev/shm/aops-<pid>-XXXXXX (tmpfs) holds what coordinator and
  * containers share: the slots file (mapped by both, so a worker's figures
  * outlive its container), the ready and release FIFOs (the same protocol as
  * the forked workers' pipes), and the resolved credentials (mode 0600; the
  * containers read them through AOPS_CREDENTIALS, so no secret is in a
  * container's environment or command). It is bind-mounted at /run/aops.
+ * /dev/shm is writable by everyone, so the directory is made fresh with a
+ * random name (mkdtemp: 0700, never an existing one), checked to be ours with
+ * lstat, and every file in it is created O_EXCL|O_NOFOLLOW: nothing another
+ * user planted can receive the secrets.
  *
  * A worker container runs this very harness build, bind-mounted read-only
  * at the same path together with the repository (its corpus and patterns):
@@ -17,9 +21,11 @@
  * NanoCpus from --cpus-per-container, labels naming the run, the network of
  * --container-network (host by default, so the data path equals the cgroup
  * runtime's), and an init process (a worker that raises a signal must die of
- * it, which PID 1 would not). Ends are read from State (ExitCode, OOMKilled);
- * every container is removed at the end, and the next run removes those of a
- * coordinator on this host that is gone. */
+ * it, which PID 1 would not). Binds are HostConfig.Mounts (no separator to
+ * split a path with ':' in it on). Ends are read from State (ExitCode,
+ * OOMKilled); every container is removed at the end, and the next run removes
+ * the containers, run directories and cgroup parents of a coordinator on this
+ * host that is gone. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -43,7 +49,7 @@
 struct rt_docker {
     struct runtime base;
     struct docker *d;
-    char dir[128];   /* /dev/shm/aops-<pid> */
+    char dir[128];   /* /dev/shm/aops-<pid>-XXXXXX */
     char label[192]; /* aops.run=<pid>@<host> */
     char host[128];
     char describe[512];
@@ -88,7 +94,9 @@ static void cgparent_dirs(const char *cgpath, int make) {
         fclose(f);
 }
 
-/* 1 when pid is a coordinator still running (a harness process). */
+/* 1 when pid is another coordinator still running (a harness process).
+ * Asked before this run makes anything, so what bears this very pid was
+ * left by an earlier coordinator that had it. */
 static int coordinator_alive(pid_t p) {
     char comm[64] = "", path[64];
     snprintf(path, sizeof path, "/proc/%d/comm", (int)p);
@@ -98,21 +106,54 @@ static int coordinator_alive(pid_t p) {
             comm[0] = 0;
         fclose(f);
     }
-    return p == getpid() || !strncmp(comm, "harness", 7);
+    return p != getpid() && !strncmp(comm, "harness", 7);
 }
 
+/* A run directory's files, then the directory: only a real directory of
+ * ours (not a symlink, not another user's), its entries unlinked relative to
+ * it, so a planted link is removed as a link and never followed. */
 static void remove_run_dir(const char *dir) {
     static const char *const files[] = {"slots", "ready", "release", "credentials"};
-    char path[512];
-    for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
-        snprintf(path, sizeof path, "%s/%s", dir, files[k]);
-        unlink(path);
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (dfd < 0)
+        return;
+    if (fstat(dfd, &st) == 0 && st.st_uid == geteuid()) {
+        for (size_t k = 0; k < sizeof files / sizeof files[0]; k++)
+            unlinkat(dfd, files[k], 0);
+        rmdir(dir);
     }
-    rmdir(dir);
+    close(dfd);
 }
 
-/* Remove containers of this host whose coordinator is gone (a crash), and
- * the run directories such coordinators left in /dev/shm. */
+/* The cgroup parents (aops-<pid>-docker at the top of each hierarchy) of
+ * coordinators that are gone, once their containers are. */
+static void remove_stale_cgparents(void) {
+    FILE *f = fopen("/proc/self/mountinfo", "re");
+    struct mount_entry e;
+    while (f && mountinfo_next(f, &e)) {
+        if ((strcmp(e.fstype, "cgroup") && strcmp(e.fstype, "cgroup2")) || strcmp(e.root, "/"))
+            continue;
+        DIR *d = opendir(e.point);
+        struct dirent *de;
+        while (d && (de = readdir(d))) {
+            int p = 0, end = 0;
+            char name[64];
+            if (sscanf(de->d_name, "aops-%d-docker%n", &p, &end) != 1 || p <= 0 ||
+                de->d_name[end] || coordinator_alive((pid_t)p))
+                continue;
+            snprintf(name, sizeof name, "/%s", de->d_name);
+            cgparent_dirs(name, 0);
+        }
+        if (d)
+            closedir(d);
+    }
+    if (f)
+        fclose(f);
+}
+
+/* Remove containers of this host whose coordinator is gone (a crash), the
+ * run directories such coordinators left in /dev/shm, and their cgroups. */
 static void remove_stale(struct rt_docker *rt) {
     char err[512];
     json_t *list = docker_list(rt->d, "aops.harness=1", err, sizeof err);
@@ -139,11 +180,10 @@ static void remove_stale(struct rt_docker *rt) {
             continue;
         snprintf(dir, sizeof dir, "/dev/shm/%s", e->d_name);
         remove_run_dir(dir);
-        snprintf(dir, sizeof dir, "/aops-%d-docker", p);
-        cgparent_dirs(dir, 0);
     }
     if (shm)
         closedir(shm);
+    remove_stale_cgparents();
 }
 
 /* KEY=VALUE for every option row that has an environment key: the resolved
@@ -152,7 +192,7 @@ static void remove_stale(struct rt_docker *rt) {
 static int write_credentials(const struct rt_docker *rt, char *err, size_t errlen) {
     char path[256];
     snprintf(path, sizeof path, "%s/credentials", rt->dir);
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!f) {
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
@@ -203,22 +243,34 @@ static struct runtime *dk_create(struct run_ctx *r, int *ready_rd, int *release_
      * directory (attribution); the cgroupfs driver takes a path, systemd's a
      * slice, which is left to the engine's default. */
     json_t *info = NULL;
-    if (docker_request(rt->d, "GET", "/info", NULL, &info, err, errlen) == 200 &&
+    int got_info = docker_request(rt->d, "GET", "/info", NULL, &info, err, errlen) == 200;
+    /* MemorySwap = Memory holds swap only where the engine can limit it. */
+    json_t *swap = json_object_get(info, "SwapLimit");
+    r->swap_limited = got_info && json_is_boolean(swap) ? json_is_true(swap) : -1;
+    if (got_info &&
         !strcmp(json_string_value(json_object_get(info, "CgroupDriver")) ?: "", "cgroupfs")) {
         snprintf(rt->cgparent, sizeof rt->cgparent, "/aops-%d-docker", (int)getpid());
         cgparent_dirs(rt->cgparent, 1);
     }
     json_decref(info);
 
-    snprintf(rt->dir, sizeof rt->dir, "/dev/shm/aops-%d", (int)getpid());
-    if (mkdir(rt->dir, 0700) != 0 && errno != EEXIST) {
+    /* A fresh directory of a random name, never one that exists: what is in
+     * /dev/shm may have been made by anyone. */
+    snprintf(rt->dir, sizeof rt->dir, "/dev/shm/aops-%d-XXXXXX", (int)getpid());
+    struct stat dst;
+    if (!mkdtemp(rt->dir)) {
         snprintf(err, errlen, "cannot create the run directory %s: %s", rt->dir, strerror(errno));
         rt->dir[0] = 0;
         goto fail;
     }
+    if (lstat(rt->dir, &dst) != 0 || !S_ISDIR(dst.st_mode) || dst.st_uid != geteuid() ||
+        (dst.st_mode & 077)) {
+        snprintf(err, errlen, "the run directory %s is not a private directory of ours", rt->dir);
+        goto fail;
+    }
     rt->shm_len = (size_t)cfg->n * r->lay.slot_size;
     snprintf(path, sizeof path, "%s/slots", rt->dir);
-    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0 || ftruncate(fd, (off_t)rt->shm_len) != 0 ||
         (r->shm = mmap(NULL, rt->shm_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) ==
             MAP_FAILED) {
@@ -236,8 +288,8 @@ static struct runtime *dk_create(struct run_ctx *r, int *ready_rd, int *release_
     int *end[] = {&rt->ready_rd, &rt->release_wr};
     for (int k = 0; k < 2; k++) {
         snprintf(path, sizeof path, "%s/%s", rt->dir, fifo[k]);
-        if ((mkfifo(path, 0600) != 0 && errno != EEXIST) ||
-            (*end[k] = open(path, O_RDWR | O_CLOEXEC | (k == 0 ? O_NONBLOCK : 0))) < 0) {
+        if (mkfifo(path, 0600) != 0 || (*end[k] = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC |
+                                                                 (k == 0 ? O_NONBLOCK : 0))) < 0) {
             snprintf(err, errlen, "cannot make the %s FIFO %s: %s", fifo[k], path, strerror(errno));
             goto fail;
         }
@@ -255,8 +307,11 @@ fail:
     return NULL;
 }
 
-static void add_bind(json_t *binds, const char *src, const char *dst, int ro) {
-    json_array_append_new(binds, json_sprintf("%s:%s:%s", src, dst, ro ? "ro" : "rw"));
+/* A bind mount as HostConfig.Mounts has it: fields, not "src:dst:mode",
+ * so a path holding ':' stays one path. */
+static void add_bind(json_t *mounts, const char *src, const char *dst, int ro) {
+    json_array_append_new(mounts, json_pack("{s:s, s:s, s:s, s:b}", "Type", "bind", "Source", src,
+                                            "Target", dst, "ReadOnly", ro));
 }
 
 /* The container of worker i, as the Engine API's create body. */
@@ -299,7 +354,7 @@ static json_t *spec(struct rt_docker *rt, unsigned i, const char *exe) {
 
     json_t *host = json_pack("{s:I, s:I, s:s, s:b, s:o}", "Memory", (json_int_t)cfg->memory_limit,
                              "MemorySwap", (json_int_t)cfg->memory_limit, "NetworkMode",
-                             cfg->container_network, "Init", 1, "Binds", binds);
+                             cfg->container_network, "Init", 1, "Mounts", binds);
     if (cfg->cpus_per_container > 0)
         json_object_set_new(host, "NanoCpus",
                             json_integer((json_int_t)(cfg->cpus_per_container * 1e9)));

@@ -60,9 +60,9 @@ static void stacked_bars(struct sbuf *b, const json_t *att, const char **win, si
     int h = TOP + (int)nw * RH + 24;
     sb_printf(b,
               "<figure class=\"chart\" id=\"attribution-bars\"><figcaption>CPU seconds by component"
-              "</figcaption><svg viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"CPU seconds by "
-              "component per window\">",
-              W, h);
+              "</figcaption><svg class=\"chart\" style=\"max-width:%dpx\" viewBox=\"0 0 %d %d\" "
+              "role=\"img\" aria-label=\"CPU seconds by component per window\">",
+              W, W, h);
     double lx = LW;
     for (size_t c = 0; c < nc; c++) { /* legend */
         sb_printf(b,

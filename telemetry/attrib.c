@@ -32,7 +32,19 @@
 #include "../workloads/workload.h"
 #include "attrib.h"
 
-#define AT_MAX 8 /* components: the servers, workers, coordinator */
+#define AT_MAX 8                 /* components: the servers, workers, coordinator */
+#define MIN_SAMPLE_INTERVAL 0.05 /* the least --sample-interval takes (common/config.c) */
+
+/* The largest of 1, 2, 5 x 10^k below x: the next interval to suggest. */
+static double step_below(double x) {
+    double mag = pow(10, floor(log10(x)));
+    for (;; mag /= 10)
+        for (int i = 0; i < 3; i++) {
+            double v = (const double[]){5, 2, 1}[i] * mag;
+            if (v < x * (1 - 1e-9))
+                return v;
+        }
+}
 
 enum at_kind { K_CGROUP, K_PID, K_WORKERS, K_COORD };
 
@@ -540,14 +552,23 @@ void attrib_results(const struct attrib *a, json_t *res) {
     }
     json_t *warnings = json_object_get(res, "warnings");
     if (short_names[0] && json_is_array(warnings)) {
-        char line[512];
+        char line[640], hint[160];
         int plural = strchr(short_names, ',') != NULL;
+        /* A value below the one in use (the next of 1, 2, 5 x 10^k), or, at
+         * the least the option takes, that no interval is short enough. */
+        double lower = step_below(interval);
+        if (lower >= MIN_SAMPLE_INTERVAL)
+            snprintf(hint, sizeof hint, "lower --sample-interval, e.g. %g", lower);
+        else
+            snprintf(hint, sizeof hint,
+                     "%g s is the shortest --sample-interval: run more --cycles for longer "
+                     "windows",
+                     MIN_SAMPLE_INTERVAL);
         snprintf(line, sizeof line,
                  "attribution: the %s window%s shorter than two samples of --sample-interval %g s, "
-                 "so %s CPU figures take in up to an interval before and after %s (lower "
-                 "--sample-interval, e.g. 0.1)",
+                 "so %s CPU figures take in up to an interval before and after %s (%s)",
                  short_names, plural ? "s are" : " is", interval, plural ? "their" : "its",
-                 plural ? "them" : "it");
+                 plural ? "them" : "it", hint);
         json_array_append_new(warnings, json_string(line));
     }
     json_t *sources = json_object();
@@ -588,7 +609,7 @@ void attrib_print_summary(const json_t *res, FILE *f) {
         return;
     const char *wname;
     json_t *w;
-    fprintf(f, "  CPU seconds per operation (share of the machine):\n");
+    fprintf(f, "  CPU ms per operation (share of the machine):\n");
     json_object_foreach((json_t *)att, wname, w) {
         fprintf(f, "    %-8s", wname);
         const char *cname;
@@ -601,8 +622,11 @@ void attrib_print_summary(const json_t *res, FILE *f) {
             double per = jnum(c, "cpu_s_per_op");
             if (json_is_null(c) || !isfinite(per))
                 fprintf(f, "  %s -", cname);
-            else
-                fprintf(f, "  %s %.3g (%.0f%%)", cname, per, jnum(c, "share"));
+            else { /* milliseconds, three significant digits, never an exponent */
+                double ms = per * 1e3;
+                int dec = ms > 0 ? 2 - (int)floor(log10(ms)) : 0;
+                fprintf(f, "  %s %.*f (%.0f%%)", cname, dec < 0 ? 0 : dec, ms, jnum(c, "share"));
+            }
         }
         fputc('\n', f);
     }

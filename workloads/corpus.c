@@ -590,12 +590,33 @@ static int gen_tree(const char *root, uint64_t seed, int py) {
     return gen_edges(root, &r, py);
 }
 
+/* The full and small fetches: a constant script; the paths it works on
+ * reach it through the environment (AOPS_PDIR, ...), quoted there, so no
+ * user input is ever parsed by the shell. */
 static int run_sh(const char *script) {
     int rc = system(script);
     return rc == 0 ? 0 : -1;
 }
 
-static int generate_tiny(const char *pdir, uint64_t seed, char *cmd, size_t cmdlen);
+/* rm -rf without a shell (the path is the user's --dir, never to be parsed):
+ * depth first, symlinks removed as links, never followed. A missing path is
+ * nothing to remove. */
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *f) {
+    (void)st, (void)flag, (void)f;
+    if (remove(path) == 0 || errno == ENOENT)
+        return 0;
+    fprintf(stderr, "harness corpus: cannot remove %s: %s\n", path, strerror(errno));
+    return -1;
+}
+
+static int remove_tree(const char *path) {
+    struct stat st;
+    if (lstat(path, &st) != 0 && errno == ENOENT)
+        return 0;
+    return nftw(path, remove_one, 64, FTW_DEPTH | FTW_PHYS) == 0 ? 0 : -1;
+}
+
+static int generate_tiny(const char *pdir, uint64_t seed);
 
 /* The tiny corpus in pdir is this generator's for this seed already. */
 static int tiny_up_to_date(const char *pdir, uint64_t seed) {
@@ -612,7 +633,7 @@ static int tiny_up_to_date(const char *pdir, uint64_t seed) {
 /* Idempotent, and safe to run several at once (parallel test jobs, pods
  * sharing a volume): one generates under a lock, the others find it done. */
 static int fetch_tiny(const char *pdir, uint64_t seed) {
-    char cmd[9000], lock[4300];
+    char lock[4300];
     snprintf(lock, sizeof lock, "%s/.lock", pdir);
     int lfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (lfd < 0 || flock(lfd, LOCK_EX) != 0) {
@@ -621,16 +642,19 @@ static int fetch_tiny(const char *pdir, uint64_t seed) {
             close(lfd);
         return -1;
     }
-    int rc = tiny_up_to_date(pdir, seed) ? 0 : generate_tiny(pdir, seed, cmd, sizeof cmd);
+    int rc = tiny_up_to_date(pdir, seed) ? 0 : generate_tiny(pdir, seed);
     close(lfd); /* releases the lock */
     return rc;
 }
 
-static int generate_tiny(const char *pdir, uint64_t seed, char *cmd, size_t cmdlen) {
-    snprintf(cmd, cmdlen, "rm -rf '%s/linux' '%s/cpython' '%s/manifest.json'", pdir, pdir, pdir);
-    if (run_sh(cmd) < 0)
-        return -1;
+static int generate_tiny(const char *pdir, uint64_t seed) {
     char root[4300];
+    static const char *const old[] = {"linux", "cpython", "manifest.json"};
+    for (int k = 0; k < 3; k++) {
+        snprintf(root, sizeof root, "%s/%s", pdir, old[k]);
+        if (remove_tree(root) < 0)
+            return -1;
+    }
     snprintf(root, sizeof root, "%s/linux", pdir);
     if (gen_tree(root, seed, 0) < 0)
         return -1;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../common/options.h"
+#include "../common/util.h"
 #include "search.h"
 #include "search_engine.h"
 #include "search_par.h"
@@ -23,7 +24,8 @@
 
 struct search_pattern {
     struct matcher m;
-    int trees; /* bit 0 linux, bit 1 cpython */
+    int trees;  /* bit 0 linux, bit 1 cpython */
+    char *text; /* as written, for the errors */
 };
 
 struct search_state {
@@ -31,6 +33,7 @@ struct search_state {
     struct search_pattern *p;
     unsigned n;
     char roots[2][4300];
+    double op_timeout; /* --op-timeout, seconds */
 };
 
 static int search_prepare(const struct config *cfg, char *err, size_t len) {
@@ -41,8 +44,10 @@ static void search_close(void *st) {
     struct search_state *s = st;
     if (!s)
         return;
-    for (unsigned i = 0; i < s->n; i++)
+    for (unsigned i = 0; i < s->n; i++) {
         matcher_free(&s->p[i].m);
+        free(s->p[i].text);
+    }
     free(s->p);
     psearch_close(s->ps);
     free(s);
@@ -86,8 +91,10 @@ static int load_patterns(struct search_state *s, const char *file, char *err, si
             if (matcher_compile(&s->p[s->n].m, tab + 1, e, sizeof e) < 0) {
                 snprintf(err, len, "%s line %u: %s", file, lineno, e);
                 rc = -1;
-            } else
+            } else {
+                s->p[s->n].text = strdup(tab + 1);
                 s->p[s->n++].trees = trees;
+            }
         }
     }
     fclose(f);
@@ -130,6 +137,7 @@ static void *search_open(const struct config *cfg, unsigned worker, char *err, s
     corpus_profile_dir(cfg, search_opts(cfg), dir, sizeof dir);
     snprintf(s->roots[0], sizeof s->roots[0], "%s/linux", dir);
     snprintf(s->roots[1], sizeof s->roots[1], "%s/cpython", dir);
+    s->op_timeout = cfg->op_timeout;
     if (load_patterns(s, search_opts(cfg)->patterns_file, err, len) < 0)
         goto fail;
     /* io_uring where the kernel lets us; pread where a sandbox forbids it.
@@ -151,13 +159,19 @@ static int search_run(void *st, unsigned cycle, unsigned op, struct op_result *r
     (void)cycle;
     struct search_state *s = st;
     struct search_pattern *p = &s->p[op];
-    struct engine_totals t = {0};
+    struct engine_totals t = {.deadline_ns = now_ns() + (int64_t)(s->op_timeout * 1e9)};
     for (int k = 0; k < 2; k++)
-        if (p->trees & (1 << k))
+        if (p->trees & (1 << k) && !t.timed_out)
             psearch_search(s->ps, &p->m, s->roots[k], ENGINE_COUNT, NULL, NULL, &t);
     res->count[SEARCH_COUNT_LINES] = t.lines;
     res->count[SEARCH_COUNT_FILES] = t.files;
     res->count[SEARCH_COUNT_BYTES] = t.bytes;
+    if (t.timed_out) {
+        snprintf(res->err, sizeof res->err,
+                 "search %u ('%.200s') ran past --op-timeout %g s (stopped after %llu files)", op,
+                 p->text ? p->text : "?", s->op_timeout, (unsigned long long)t.files);
+        return -1;
+    }
     if (t.errors) {
         snprintf(res->err, sizeof res->err, "search %u: %llu error(s), first: %s", op,
                  (unsigned long long)t.errors, t.err);
@@ -180,8 +194,10 @@ unsigned search_threads(const struct config *cfg) {
 static int search_check(const struct config *cfg, char *err, size_t len) {
     struct search_state s = {0};
     int rc = load_patterns(&s, search_opts(cfg)->patterns_file, err, len);
-    for (unsigned i = 0; i < s.n; i++)
+    for (unsigned i = 0; i < s.n; i++) {
         matcher_free(&s.p[i].m);
+        free(s.p[i].text);
+    }
     free(s.p);
     return rc;
 }

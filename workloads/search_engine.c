@@ -24,6 +24,7 @@
 #include <immintrin.h>
 #endif
 
+#include "../common/util.h"
 #include "search_engine.h"
 #include "search_walk.h"
 
@@ -284,6 +285,14 @@ static void note_error(struct engine *e, const char *path, const char *what) {
         e->fn(e->arg, path, -1, what);
 }
 
+/* The caller's deadline has passed (checked between files and reads). */
+static int past_deadline(struct engine *e) {
+    struct engine_totals *t = e->t;
+    if (!t->timed_out && t->deadline_ns && now_ns() > t->deadline_ns)
+        t->timed_out = 1;
+    return t->timed_out;
+}
+
 /* Match the whole lines text[0..len) (the last may lack its '\n' at the
  * end of the file); high: the text may hold non-ASCII bytes. */
 static int match_lines(struct engine *e, struct file *f, const char *text, size_t len, int high,
@@ -347,6 +356,10 @@ static void search_utf16(struct engine *e, struct file *f, struct reader_file *r
         size_t rest = rf->len - skip - used; /* an odd byte, a lead surrogate */
         skip = 0;
         size_t before = rf->off;
+        if (past_deadline(e)) {
+            f->failed = 1;
+            return;
+        }
         if (reader_more(e->rd, rf, rest) < 0) {
             f->failed = 1;
             note_error(e, f->path, strerror(rf->err));
@@ -400,6 +413,10 @@ static void search_file(struct engine *e, struct file *f, struct reader_file *rf
         }
         skip = 0;
         size_t before = rf->off;
+        if (past_deadline(e)) {
+            f->failed = 1;
+            return;
+        }
         if (reader_more(e->rd, rf, keep) < 0) {
             f->failed = 1;
             note_error(e, f->path, strerror(rf->err));
@@ -567,6 +584,7 @@ int engine_run(struct engine *e, struct matcher *m, const char *root, enum engin
         /* A new batch only once everything read is searched: io_uring then
          * opens and reads the whole batch in one syscall. A shared walk
          * with nothing ready now is waited for only with nothing in flight. */
+        more = more && !past_deadline(e); /* what is read already is let go unsearched */
         while (more && !reader_ready(e->rd) && (slot = reader_room(e->rd)) >= 0) {
             int dfd;
             const char *name, *path;
@@ -601,7 +619,7 @@ int engine_run(struct engine *e, struct matcher *m, const char *root, enum engin
         struct file f = {.path = e->paths[rf->slot]};
         if (rf->err) {
             note_error(e, f.path, strerror(rf->err));
-        } else {
+        } else if (!e->t->timed_out) {
             search_file(e, &f, rf);
             finish_file(e, &f);
         }

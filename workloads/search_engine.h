@@ -27,6 +27,10 @@ struct engine_totals {
     uint64_t matched; /* files rg would print */
     uint64_t errors;  /* unreadable files and directories, PCRE2 failures */
     char err[512];    /* the first error, one line */
+    /* Set by the caller: a now_ns() past which the search stops, checked
+     * between files and between reads (0: none); timed_out says it did. */
+    int64_t deadline_ns;
+    int timed_out;
 };
 
 /* Called once per file searched (not for files that could not be opened:

@@ -54,6 +54,7 @@ struct psearch {
     enum engine_mode mode;
     engine_file_fn fn;
     void *arg;
+    int64_t deadline_ns; /* the caller's --op-timeout, for every thread */
 };
 
 static void locked_fn(void *arg, const char *path, int64_t count, const char *err) {
@@ -78,6 +79,7 @@ static void share(struct par_thread *p) {
     p->m.md = p->md;
     p->m.mctx = p->mctx;
     memset(&p->t, 0, sizeof p->t);
+    p->t.deadline_ns = ps->deadline_ns;
     pwalk_cur_reset(&p->cur);
     struct engine_src src = {cur_next, cur_release, &p->cur};
     engine_run(p->e, &p->m, ps->root, ps->mode, ps->fn ? locked_fn : NULL, ps, &p->t, &src);
@@ -210,6 +212,7 @@ int psearch_search(struct psearch *ps, struct matcher *m, const char *root, enum
     }
     pthread_mutex_lock(&ps->mu);
     ps->m = m, ps->root = root, ps->mode = mode, ps->fn = fn, ps->arg = arg;
+    ps->deadline_ns = t->deadline_ns;
     ps->finished = 0;
     ps->gen++;
     pthread_cond_broadcast(&ps->go);
@@ -225,6 +228,7 @@ int psearch_search(struct psearch *ps, struct matcher *m, const char *root, enum
         const struct engine_totals *x = &ps->th[i].t;
         t->files += x->files, t->bytes += x->bytes, t->lines += x->lines;
         t->matched += x->matched, t->errors += x->errors;
+        t->timed_out |= x->timed_out;
         if (!t->err[0] && x->err[0])
             snprintf(t->err, sizeof t->err, "%s", x->err);
         walk_errors += ps->th[i].cur.errors;

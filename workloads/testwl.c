@@ -5,6 +5,8 @@
  * low --memory-limit gets it OOM-killed. AOPS_TEST_CRASH_WORKER=i makes
  * worker i die of SIGSEGV at its 5th operation, AOPS_TEST_HANG_WORKER=i makes
  * it stop making progress: the crash, stall and cleanup tests use them.
+ * AOPS_TEST_SLOW_EXIT_MS=n makes every worker take n ms to close after its
+ * last operation, as hundreds of containers being torn down do.
  * AOPS_TEST_SLOW_RUN=i makes the sleeps of run i of a --repeat three times
  * as long: a run made noisy on purpose, for the stability rule's test.
  * AOPS_SLEEP_PACED=1 sleeps to deadlines one AOPS_SLEEP_US apart instead,
@@ -27,6 +29,7 @@ struct testwl {
     long sleep_us;
     long memhog_mb;
     int crash, hang;
+    long slow_exit_ms;
     int paced;
     int64_t next_ns; /* AOPS_SLEEP_PACED: the next deadline, CLOCK_MONOTONIC */
     unsigned done;
@@ -57,6 +60,7 @@ static void *test_open(const struct config *cfg, unsigned worker, char *err, siz
     t->paced = env_long("AOPS_SLEEP_PACED", 0) != 0;
     t->crash = env_long("AOPS_TEST_CRASH_WORKER", -1) == (long)worker;
     t->hang = env_long("AOPS_TEST_HANG_WORKER", -1) == (long)worker;
+    t->slow_exit_ms = env_long("AOPS_TEST_SLOW_EXIT_MS", 0);
     if (env_long("AOPS_TEST_OPEN_FAIL", 0)) {
         snprintf(err, len, "test workload told to fail at open");
         free(t);
@@ -114,6 +118,10 @@ static int memhog_run(void *st, unsigned cycle, unsigned op, struct op_result *r
 }
 
 static void test_close(void *st) {
+    struct testwl *t = st;
+    if (t && t->slow_exit_ms > 0)
+        nanosleep(&(struct timespec){t->slow_exit_ms / 1000, (t->slow_exit_ms % 1000) * 1000000},
+                  NULL);
     free(st);
 }
 

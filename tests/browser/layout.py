@@ -6,8 +6,9 @@ The report pages carry no script, so a copy of the page with a small one
 added is loaded in headless chromium (tests/browser/chromium.sh dom); the
 script measures after layout and writes its findings into the DOM, which
 chromium prints. Checked: the document and every table (scrollWidth <=
-clientWidth), every table cell (its content not cut off), and every element
-(its right edge within the viewport). --print lays the page out with its
+clientWidth), every table cell (its content not cut off), every element
+(its right edge within the viewport), and every chart's text (as scaled with
+its chart, no larger than the page's text). --print lays the page out with its
 print stylesheet (its @media print rules applied to the screen) at WIDTH:
 an A4 page less the page margins is 688 px.
 
@@ -49,6 +50,14 @@ addEventListener('load', function () {
     var r = e.getBoundingClientRect();
     if (r.width > 0 && r.right > vw + 0.5)
       out.push(name(e) + ': right edge ' + Math.round(r.right) + ' > viewport ' + vw);
+  });
+  // Chart text as read: its font size scaled with its chart, never larger
+  // than the page's own text.
+  var body = parseFloat(getComputedStyle(document.body).fontSize);
+  document.querySelectorAll('svg text').forEach(function (t) {
+    var m = t.getScreenCTM(), px = parseFloat(getComputedStyle(t).fontSize) * (m ? Math.abs(m.a) : 1);
+    if (px > body + 0.5)
+      out.push(name(t) + ': text set at ' + px.toFixed(1) + ' px, larger than the page text (' + body + ' px)');
   });
   var pre = document.createElement('pre');
   pre.id = 'aops-layout';

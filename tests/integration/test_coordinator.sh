@@ -60,6 +60,7 @@ LASTPID=$!
 for i in $(seq 50); do [ "$(pgrep -c -P $LASTPID)" = 2 ] && break; sleep 0.1; done
 mem=$(find /sys/fs/cgroup -maxdepth 5 -type d -name "aops-$LASTPID-1" | xargs -I{} sh -c 'cat {}/memory.limit_in_bytes {}/memory.max 2>/dev/null' | head -1)
 cpu=$(find /sys/fs/cgroup -maxdepth 5 -type d -name "aops-$LASTPID-1" | xargs -I{} sh -c 'cat {}/cpu.cfs_quota_us {}/cpu.max 2>/dev/null' | head -1)
+swap=$(find /sys/fs/cgroup -maxdepth 5 -type d -name "aops-$LASTPID-1" | xargs -I{} sh -c 'cat {}/memory.memsw.limit_in_bytes {}/memory.swap.max 2>/dev/null' | head -1)
 check_eq "memory limit set in the worker's cgroup" $((300 * 1048576)) "$mem"
 check_contains "CPU limit set in the worker's cgroup" 50000 "$cpu"
 # 2 workers: one cgroup each on v2, one per controller hierarchy on v1.
@@ -68,6 +69,17 @@ wpid=$(pgrep -P $LASTPID | head -1)
 check "a worker is in its own cgroup" grep -q "aops-$LASTPID-" /proc/$wpid/cgroup
 wait $LASTPID
 check_eq "no cgroup left after a limited run" 0 "$(cg_count)"
+# Swap: the limit holds RAM plus swap where the kernel accounts swap (v1
+# memsw equal to the limit, v2 swap.max 0), and the result says which.
+if [ -n "$swap" ]; then
+    check "swap limited in the worker's cgroup ($swap)" test "$swap" = $((300 * 1048576)) -o "$swap" = 0
+    check "containers[] say the limit includes swap" jq -e '[.containers[].memory_includes_swap] == [true, true]' "$TMP/lim/result.json"
+else
+    check "no swap accounting: containers[] say the limit is RAM only" jq -e '[.containers[].memory_includes_swap] == [false, false]' "$TMP/lim/result.json"
+    if [ "$(wc -l </proc/swaps)" -gt 1 ]; then
+        check "and with swap active, a warning says so" jq -e '.warnings | any(test("RAM only: swap is active"))' "$TMP/lim/result.json"
+    fi
+fi
 
 # A crash: reported with its signal, the others go on.
 AOPS_TEST_CRASH_WORKER=1 h --containers 3 --workloads sleep --out "$TMP/crash" --quiet
@@ -101,6 +113,86 @@ for sig in INT TERM; do
     check_eq "SIG$sig: no worker left" 0 "$(workers_left)"
     check_eq "SIG$sig: no cgroup left" 0 "$(cg_count)"
 done
+
+# A second Ctrl-C while the run is being torn down: the signals stay blocked
+# until everything is removed, so nothing is left. To hold the teardown open
+# long enough to be hit, a process of this test is put into worker 0's
+# memory cgroup and frozen (v1 freezer: a frozen task outlives SIGKILL until
+# thawed), so the cgroup's removal waits for it; it is thawed after the
+# second signal. The second is SIGTERM: a background job of a script has
+# SIGINT ignored (a Ctrl-C at a terminal is not), and SIGTERM stops a run
+# the same way.
+FZ=/sys/fs/cgroup/freezer/aops-test-$$
+if [ -d /sys/fs/cgroup/freezer ] && [ -d /sys/fs/cgroup/memory ] && mkdir -p "$FZ"; then
+    AOPS_SLEEP_US=300000 "$HARNESS" --containers 2 --workloads sleep --out "$TMP/sig2" --quiet >/dev/null 2>&1 &
+    pid=$!
+    LASTPID=$pid
+    for _ in $(seq 100); do
+        w0=$(find /sys/fs/cgroup/memory -maxdepth 6 -type d -name "aops-$pid-0" 2>/dev/null | head -1)
+        [ -n "$w0" ] && [ "$(pgrep -c -P $pid)" = 2 ] && break
+        sleep 0.05
+    done
+    sleep 60 &
+    hostage=$!
+    echo $hostage >"$w0/cgroup.procs"
+    echo $hostage >"$FZ/cgroup.procs"
+    echo FROZEN >"$FZ/freezer.state"
+    sleep 0.5
+    kill -INT $pid
+    for _ in $(seq 100); do [ -s "$TMP/sig2/result.json" ] && break; sleep 0.05; done
+    sleep 0.3
+    kill -TERM $pid # in the teardown, waiting for the frozen task to leave the cgroup
+    sleep 0.4
+    echo THAWED >"$FZ/freezer.state"
+    wait $pid
+    rc=$?
+    kill -9 $hostage 2>/dev/null; wait $hostage 2>/dev/null
+    rmdir "$FZ"
+    check_eq "second stop signal during teardown: exits 130" 130 "$rc"
+    check "second stop signal: the result was written" jq -e '.valid == false and (.invalid_reasons | any(test("interrupted")))' "$TMP/sig2/result.json"
+    check_eq "second stop signal: no cgroup left (accounting included)" 0 "$(cg_count)"
+    check_eq "second stop signal: no worker left" 0 "$(pgrep -c -P $pid)"
+else
+    fail "cannot hold a teardown open: no v1 freezer and memory hierarchies to freeze a task in"
+fi
+
+# Workers that finished every operation but exit slowly (hundreds of
+# containers torn down) are no stall: the run is complete.
+AOPS_TEST_SLOW_EXIT_MS=2500 h --containers 2 --workloads sleep --stall-timeout 1 --out "$TMP/slowexit" --quiet
+R=$TMP/slowexit/result.json
+check_eq "slow exits: every operation counted" 40 "$(jq -r .totals.ops $R)"
+check "slow exits: no stall reason" jq -e '[.invalid_reasons[] | select(test("stall"))] | length == 0' $R
+check "slow exits: the only reason is the test-only workload" jq -e '.invalid_reasons | length == 1' $R
+check_eq "slow exits: no cgroup left" 0 "$(cg_count)"
+
+# Two runs started in the same second get two directories; an existing
+# result is never overwritten without --force. The default directories of
+# the next seconds are made first (as another run of this second would), so
+# the clash is certain.
+now=$(date +%s); taken=()
+for k in 0 1 2 3 4 5; do
+    t=$ROOT/results/$(date -d "@$((now + k))" +%Y%m%d-%H%M%S)
+    [ -e "$t" ] || { mkdir -p "$t" && touch "$t/other-run" && taken+=("$t"); }
+done
+"$HARNESS" --containers 1 --workloads sleep --quiet >"$TMP/same1.out" 2>&1 &
+p1=$!
+"$HARNESS" --containers 1 --workloads sleep --quiet >"$TMP/same2.out" 2>&1 &
+p2=$!
+wait $p1; wait $p2
+d1=$(sed -n 's/^  results: \(.*\)\/result.json$/\1/p' "$TMP/same1.out")
+d2=$(sed -n 's/^  results: \(.*\)\/result.json$/\1/p' "$TMP/same2.out")
+check "two runs started together: two run directories ($d1, $d2)" test -n "$d1" -a -n "$d2" -a "$d1" != "$d2"
+check_eq "each wrote its own result" "20 20" "$(jq -r .totals.ops "$d1/result.json") $(jq -r .totals.ops "$d2/result.json")"
+clash=0; for t in "${taken[@]}"; do [ -e "$t/result.json" ] && clash=$((clash + 1)); done
+check_eq "neither wrote into a directory that existed (${#taken[@]} made)" 0 "$clash"
+for d in "$d1" "$d2" "${taken[@]}"; do case "$d" in "$ROOT"/results/?*) rm -rf "$d" ;; esac; done
+before=$(sha256sum "$TMP/plain/result.json")
+out=$("$HARNESS" --containers 1 --workloads sleep --out "$TMP/plain" --quiet 2>&1 >/dev/null)
+check_eq "--out holding a result: refused, exit 2" 2 "$?"
+check_contains "and said in one line, with --force" "holds a result already" "$out"
+check_eq "the result there untouched" "$before" "$(sha256sum "$TMP/plain/result.json")"
+h --containers 1 --workloads sleep --out "$TMP/plain" --quiet --force
+check_eq "--force replaces it" 20 "$(jq -r .totals.ops "$TMP/plain/result.json")"
 
 # A worker that cannot open its workload stops the run before the barrier.
 AOPS_TEST_OPEN_FAIL=1 "$HARNESS" --containers 2 --workloads sleep --out "$TMP/openfail" --quiet >"$TMP/of.out" 2>"$TMP/of.err"

@@ -25,6 +25,22 @@ for t in linux cpython; do
     check "$t: a file past the 1 MiB search buffer" test -n "$(find "$d" -size +1100k -type f)"
     check "$t: 40 levels deep" test -n "$(find "$d" -mindepth 41 -type f)"
 done
+# The --dir is data, never shell: a quote in it runs nothing, and the old
+# trees are removed as trees (a symlink in them goes, its target stays).
+Q="$TMP/q'; touch $TMP/pwned; echo '"
+mkdir -p "$Q"
+"$HARNESS" corpus fetch --profile tiny --dir "$Q" --seed 7 >/dev/null 2>&1
+check_eq "a --dir with a quote in it: fetched" "$da" "$(jq_ .trees.linux.digest "$Q/tiny/manifest.json" 2>/dev/null)"
+check "and no command in the path ran" test ! -e "$TMP/pwned"
+echo keep >"$TMP/outside"
+ln -s "$TMP/outside" "$Q/tiny/linux/planted_link"
+mkdir -p "$Q/tiny/cpython/planted/dir" && echo x >"$Q/tiny/cpython/planted/dir/f"
+"$HARNESS" corpus fetch --profile tiny --dir "$Q" --seed 8 >/dev/null 2>&1
+check_eq "regenerated for another seed" "$(jq_ .trees.linux.digest "$TMP/c/tiny/manifest.json")" "$(jq_ .trees.linux.digest "$Q/tiny/manifest.json" 2>/dev/null)"
+check "the old trees removed, planted files and links with them" test ! -e "$Q/tiny/linux/planted_link" -a ! -e "$Q/tiny/cpython/planted"
+check_eq "a symlink's target outside the tree untouched" keep "$(cat "$TMP/outside")"
+check "still nothing ran" test ! -e "$TMP/pwned"
+
 out=$("$HARNESS" search --count x /nonexistent/dir 2>&1); rc=$?
 check_eq "a missing path exits 2" 2 $rc
 check_contains "and says so" "No such file or directory" "$out"

@@ -32,12 +32,39 @@ fi
 docker ps -aq --no-trunc --filter label=aops.harness=1 | sort >"$TMP/before"
 ours() { docker ps -aq --no-trunc --filter label=aops.harness=1 | sort | comm -13 "$TMP/before" - | wc -l; }
 
-# A valid tiny run, every worker a container.
-"$HARNESS" corpus fetch --profile tiny >/dev/null 2>&1 || fail "corpus fetch --profile tiny"
-"$HARNESS" prepare --containers 3 --profile tiny >/dev/null 2>&1 || fail "prepare --profile tiny"
-"$HARNESS" --runtime docker --containers 3 --profile tiny --out "$TMP/run" --quiet >"$TMP/run.log" 2>&1
+# A valid tiny run, every worker a container. Its corpus is in a directory
+# with ':' in its name (a bind mount has no separator to split it on); and
+# /dev/shm holds what a local user could plant for it: a directory of the
+# coordinator's pid (known here: the shell that execs it) owned by nobody,
+# with its credentials and slots linked to files of theirs, a stale-looking
+# run directory that is a link to a directory of theirs, and cgroup parents
+# of a dead coordinator with no run directory at all.
+CO="$TMP/co:rpus"
+"$HARNESS" corpus fetch --profile tiny --dir "$CO" >/dev/null 2>&1 || fail "corpus fetch --profile tiny"
+"$HARNESS" prepare --containers 3 --profile tiny --corpus "$CO" >/dev/null 2>&1 || fail "prepare --profile tiny"
+mkdir -p "$TMP/victim"; touch "$TMP/victim/credentials" "$TMP/leak" "$TMP/leak-slots"
+chown nobody "$TMP/leak" "$TMP/leak-slots" "$TMP/victim"
+ln -sfn "$TMP/victim" /dev/shm/aops-4194301-planted
+stale_cg=()
+for h in /sys/fs/cgroup/*/ /sys/fs/cgroup/; do
+    [ -e "$h/cgroup.procs" ] && mkdir -p "$h/aops-4194302-docker" && stale_cg+=("$h/aops-4194302-docker")
+done
+bash -c 'd=/dev/shm/aops-$$; mkdir -p $d; ln -s "$1" $d/credentials; ln -s "$2" $d/slots
+         chown -h nobody $d $d/credentials $d/slots; echo $$ >"$3"; shift 3; exec "$@"' _ \
+    "$TMP/leak" "$TMP/leak-slots" "$TMP/planted.pid" \
+    "$HARNESS" --runtime docker --containers 3 --profile tiny --corpus "$CO" --out "$TMP/run" --quiet >"$TMP/run.log" 2>&1
 rc=$?
+planted=/dev/shm/aops-$(cat "$TMP/planted.pid")
 R=$TMP/run/result.json
+check_eq "a planted run directory's credentials link received nothing" 0 "$(stat -c %s "$TMP/leak")"
+check_eq "nor its slots link" 0 "$(stat -c %s "$TMP/leak-slots")"
+check "the other user's directory is left to them" test -d "$planted" -a -L "$planted/credentials"
+check "a planted link to a directory is not followed by the stale sweep" test -e "$TMP/victim/credentials"
+check "no secret on the run's output" bash -c "! grep -qF \"\$(sed -n 's/^AWS_SECRET_ACCESS_KEY=//p' '$ROOT/.local/stack/credentials')\" '$TMP/run.log'"
+left=0; for d in "${stale_cg[@]}"; do [ -d "$d" ] && left=$((left + 1)); done
+check_eq "a dead coordinator's cgroup parents removed, run directory or not (${#stale_cg[@]} made)" 0 "$left"
+rm -rf "$planted" /dev/shm/aops-4194301-planted
+for d in "${stale_cg[@]}"; do rmdir "$d" 2>/dev/null; done
 check_eq "docker run exits 0 ($(tail -2 "$TMP/run.log" | tr '\n' ' '))" 0 "$rc"
 check "valid" jq -e '.valid == true' "$R"
 check_eq "3 x 1,340 operations" 4020 "$(jq -r .totals.ops "$R")"
@@ -70,13 +97,21 @@ if [ -n "$id" ]; then
     check_eq "docker inspect: no swap (MemorySwap = Memory)" $((200 * 1048576)) "$(docker inspect -f '{{.HostConfig.MemorySwap}}' "$id")"
     check_eq "docker inspect: NanoCpus from --cpus-per-container" 500000000 "$(docker inspect -f '{{.HostConfig.NanoCpus}}' "$id")"
     check_eq "docker inspect: the network (host)" host "$(docker inspect -f '{{.HostConfig.NetworkMode}}' "$id")"
-    check "no secret in the container's environment or command" bash -c \
-        "! docker inspect '$id' | grep -qF \"\$(sed -n 's/^AWS_SECRET_ACCESS_KEY=//p' '$ROOT/.local/stack/credentials')\""
+    docker inspect "$id" >"$TMP/inspect.json"
+    check "docker inspect gave the container (so the checks below mean something)" jq -e '.[0].Config.Env | length > 0' "$TMP/inspect.json"
+    for key in AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY MARIADB_PASSWORD; do
+        v=$(sed -n "s/^$key=//p" "$ROOT/.local/stack/credentials")
+        check "no $key in the container's environment, command or anything docker inspect shows" \
+            bash -c "[ \${#1} -ge 8 ] && ! grep -qF -- \"\$1\" '$TMP/inspect.json'" _ "$v"
+    done
 else
     fail "the running workers' containers were never seen"
 fi
 wait $pid
 check_eq "no container left after a limited run" 0 "$(ours)"
+check_eq "containers[] say whether the limit holds swap, as the engine's SwapLimit" \
+    "$(docker info -f '{{.SwapLimit}}') $(docker info -f '{{.SwapLimit}}')" \
+    "$(jq -r '[.containers[].memory_includes_swap] | map(tostring) | join(" ")' "$TMP/lim/result.json")"
 
 # The memory limit is real: memhog gets OOM-killed, and the engine says so.
 "$HARNESS" --runtime docker --containers 2 --workloads memhog --memory-limit 96M --out "$TMP/oom" --quiet >/dev/null 2>&1
@@ -102,7 +137,7 @@ wait $pid
 check_eq "SIGINT exits 130" 130 "$?"
 check "SIGINT: partial figures, invalid" jq -e '.valid == false and .totals.ops > 0 and (.invalid_reasons | any(test("interrupted")))' "$TMP/int/result.json"
 check_eq "SIGINT: no container left" 0 "$(ours)"
-check "SIGINT: no run directory left in /dev/shm" test ! -e "/dev/shm/aops-$pid"
+check "SIGINT: no run directory left in /dev/shm" bash -c "! ls -d /dev/shm/aops-$pid-* 2>/dev/null"
 
 # A coordinator killed outright leaves its containers; the next run removes them.
 AOPS_SLEEP_US=500000 "$HARNESS" --runtime docker --containers 2 --workloads sleep --out "$TMP/dead" --quiet >/dev/null 2>&1 &
@@ -113,10 +148,13 @@ for _ in $(seq 100); do
 done
 kill -9 $pid
 wait $pid 2>/dev/null
+dead_dirs=$(ls -d /dev/shm/aops-$pid-* 2>/dev/null)
 check "the killed coordinator's containers are there" test "$(docker ps -aq --filter "label=aops.run=$pid@$(hostname)" | wc -l)" -ge 1
 "$HARNESS" --runtime docker --containers 1 --workloads sleep --out "$TMP/next" --quiet >/dev/null 2>&1
 check_eq "stale containers removed by the next run" 0 "$(docker ps -aq --filter "label=aops.run=$pid@$(hostname)" | wc -l)"
-check "stale run directory removed by the next run" test ! -e "/dev/shm/aops-$pid"
+check "the killed coordinator's run directory was there" test -n "$dead_dirs"
+check "stale run directory removed by the next run" bash -c "! ls -d /dev/shm/aops-$pid-* 2>/dev/null"
+check "and its cgroup parents" bash -c "! ls -d /sys/fs/cgroup/*/aops-$pid-docker /sys/fs/cgroup/aops-$pid-docker 2>/dev/null"
 
 # Bad input: a clear line, nothing started.
 err=$("$HARNESS" --runtime docker --image aops-no-such-image:x --containers 1 --workloads sleep --out "$TMP/bad" 2>&1 >/dev/null)

@@ -92,6 +92,16 @@ check_lacks "U+0000 makes a UTF-16 file binary for -c" 'utf16_' "$out"
 check_contains "-l lists a UTF-16 file whose match precedes a late U+0000" utf16_late_nul.bin \
     "$("$HARNESS" search --files-with-matches 'TODO' "$TMP/corpus/tiny/linux")"
 
+# Where io_uring is refused (Docker's seccomp profile, io_uring_disabled=2):
+# the same output through the pread reader, said once on stderr.
+want=$("$HARNESS" search --count 'TODO' "$TMP/corpus/tiny/linux" 2>/dev/null)
+got=$("$ROOT/tests/no-io-uring" "$HARNESS" search --count 'TODO' "$TMP/corpus/tiny/linux" 2>"$TMP/nouring.err")
+rc=$?
+check_eq "io_uring refused: search still exits 0" 0 "$rc"
+check "io_uring refused: the same counts as with io_uring" test -n "$want" -a "$want" = "$got"
+check_eq "io_uring refused: said once" 1 "$(grep -c 'searching with the pread reader' "$TMP/nouring.err")"
+check_contains "io_uring refused: and why" "Operation not permitted" "$(cat "$TMP/nouring.err")"
+
 # The real trees, when fetched (inside a git checkout: tell rg to ignore .gitignore).
 if [ "$REAL" != none ]; then
     for t in linux cpython; do

@@ -57,7 +57,10 @@ done
 # Under a lock the caller holds (/usr/bin/flock without -o: the lock's descriptor is open in
 # `stack up`): the servers it starts must not inherit the descriptor and keep the lock after
 # the command ends (everyone waiting on that lock then waited for the stack to stop).
-out="$(/usr/bin/flock "$TMP/caller.lock" "$STACK" up 2>&1)"; rc=$?
+# The first up also takes its MariaDB password from the environment: one with a backslash,
+# quotes and SQL after them, which provisioning must store as a password and never run.
+HOSTILE_PW="p\\'; CREATE DATABASE pwned; -- \\x\"y z"
+out="$(MARIADB_PASSWORD="$HOSTILE_PW" /usr/bin/flock "$TMP/caller.lock" "$STACK" up 2>&1)"; rc=$?
 check_eq "stack up exits 0 ($out)" 0 "$rc"
 check "the servers do not hold a lock their caller held around stack up" \
     timeout 5 /usr/bin/flock "$TMP/caller.lock" true
@@ -124,13 +127,15 @@ check_eq "second up keeps the mariadb pid" "$dpid" "$(cat "$DP" 2>/dev/null)"
 check "second up keeps the credentials" cmp -s "$C" "$TMP/creds.before"
 
 # --- MariaDB as the harness user, over TCP and over the socket ------------------------------
-CNF="$TMP/client.cnf"
-(umask 077; printf '[client]\nuser=harness\npassword=%s\n' "$dbpw" >"$CNF")
-q="$(mariadb --defaults-extra-file="$CNF" --protocol=tcp -h 127.0.0.1 -P "$AOPS_MARIADB_PORT" -N -B aops \
+# The password reaches the client through MYSQL_PWD: no option-file quoting of its own here.
+check_eq "the password from the environment kept verbatim in the credentials" "$HOSTILE_PW" "$dbpw"
+q="$(MYSQL_PWD="$dbpw" mariadb --no-defaults -u harness --protocol=tcp -h 127.0.0.1 -P "$AOPS_MARIADB_PORT" -N -B aops \
     -e 'CREATE TABLE IF NOT EXISTS t_stack (x INT); INSERT INTO t_stack VALUES (41); SELECT x+1 FROM t_stack; DROP TABLE t_stack;' 2>&1)"
 check_eq "harness user can create, insert and query in aops over TCP" 42 "$q"
-q="$(mariadb --defaults-extra-file="$CNF" --socket="$AOPS_STACK_DIR/mariadb/mysqld.sock" -N -B aops -e 'SELECT CURRENT_USER()' 2>&1)"
+q="$(MYSQL_PWD="$dbpw" mariadb --no-defaults -u harness --socket="$AOPS_STACK_DIR/mariadb/mysqld.sock" -N -B aops -e 'SELECT CURRENT_USER()' 2>&1)"
 check_eq "harness user over the socket" "harness@localhost" "$q"
+q="$(mariadb --no-defaults -u "$(id -un)" --socket="$AOPS_STACK_DIR/mariadb/mysqld.sock" -N -B -e "SHOW DATABASES LIKE 'pwned'" 2>&1)"
+check_eq "the SQL in the password was never run" "" "$q"
 q="$(mariadb --defaults-extra-file="$AOPS_STACK_DIR/harness.cnf" -N -B -e 'SELECT DATABASE()' 2>&1)"
 check_eq "harness.cnf works as a client option file" aops "$q"
 
@@ -235,7 +240,7 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null 2>&1; then
     left="$(ps -eo pid,args | grep -F "$AOPS_STACK_DIR" | grep -v grep || true)"
     check_eq "nothing left running" "" "$left"
 else
-    echo "skipped: the no-cgroup case needs root and unshare"
+    fail "the no-cgroup case cannot run: it needs root and unshare (run the tests as root)"
 fi
 
 # --- readiness timeout: one line naming the log, nothing left --------------------------------

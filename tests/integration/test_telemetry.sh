@@ -31,8 +31,14 @@ if [ -e "/sys/dev/block/$majmin" ] && [ ! -d "/sys/dev/block/$majmin/slaves" -o 
     check_contains "corpus disk sampled" "\"$dev\"" "$(jq -c '[.telemetry.devices[].name]' "$R")"
 fi
 
-if [ -d /sys/class/powercap ] || [ -e /sys/bus/event_source/devices/power/events/energy-pkg ] || ls /dev/cpu/*/msr >/dev/null 2>&1; then
-    check "power source named" test "$(jq_ '.telemetry.power.source // .telemetry.power_unavailable_reason' "$R")" != null
+# A source the machine has must be measured: named, watts above 0, in the series.
+# Only a machine with none of the three may report null, with the reason.
+if ls /sys/class/powercap/*/energy_uj >/dev/null 2>&1 || [ -e /sys/bus/event_source/devices/power/events/energy-pkg ] ||
+    ls /dev/cpu/*/msr >/dev/null 2>&1; then
+    check "power source named ($(jq_ '.telemetry.power_unavailable_reason' "$R"))" test "$(jq_ '.telemetry.power.source' "$R")" != null
+    check "power measured: mean above 0 W" jq -e '.telemetry.power.mean_w > 0' "$R"
+    check "power in the series" jq -e '[.telemetry.series[] | select(.power_w != null)] | length > 0' "$R"
+    check "AOPS per watt measured" jq -e '.totals.aops_per_watt != null' "$R"
 else
     check_eq "no power source: power null" "null" "$(jq_ '.telemetry.power' "$R")"
     check_eq "no power source: every power_w null" "0" "$(jq_ '[.telemetry.series[] | select(.power_w != null)] | length' "$R")"

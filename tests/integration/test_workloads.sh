@@ -40,6 +40,22 @@ check_contains "and says so in one line" "holds 47 patterns; a cycle runs exactl
 check_eq "one line" 1 "$(printf '%s\n' "$err" | wc -l)"
 check "nothing ran" test ! -e "$TMP/p/result.json"
 
+# --op-timeout covers searches: a search past it stops (between files, between
+# reads) and is an error naming its pattern. 99 quick searches and one that
+# takes PCRE2 some 20 s over the tiny corpus (it backtracks on every line).
+"$HARNESS" corpus fetch --profile tiny >/dev/null 2>&1
+for i in $(seq 99); do printf 'any\tstatic\n'; done >"$TMP/slow"
+printf 'any\t(\\w+\\s*)+\\(\n' >>"$TMP/slow"
+t0=$(date +%s.%N)
+"$HARNESS" --containers 1 --profile tiny --workloads search --patterns "$TMP/slow" --op-timeout 0.5 \
+    --out "$TMP/slow-run" --quiet >/dev/null 2>&1
+t1=$(date +%s.%N)
+R=$TMP/slow-run/result.json
+check_eq "--op-timeout: the slow search is the one error" "99 1" "$(jq -r '"\(.workloads.search.ops) \(.workloads.search.errors)"' "$R")"
+check_contains "--op-timeout: the error names the pattern and the limit" "('(\w+\s*)+\(') ran past --op-timeout 0.5 s" "$(jq -r '.containers[0].error' "$R")"
+check "--op-timeout: the run did not wait for it (took $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s)" \
+    awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a < 8) }'
+
 # Secrets are rows too, and never taken from the command line.
 err=$("$HARNESS" --containers 1 --s3-secret-key hunter2 2>&1 >/dev/null); rc=$?
 check_eq "a secret on argv exits 2" 2 "$rc"

@@ -171,10 +171,11 @@ static void test_attrib(struct config *cfg) {
 
     json_t *res =
         json_pack("{s:{s:i}, s:{s:{s:f, s:f}, s:{s:f, s:f, s:[{s:f, s:f}, {s:f, s:f}]}},"
-                  " s:{s:{s:i}, s:{s:i}}, s:[]}",
+                  " s:{s:{s:i}, s:{s:i}}, s:[], s:{s:f}}",
                   "totals", "ops", 30, "windows", "w", "start", 0.15, "end", 0.19, "v", "start",
                   0.02, "end", 0.28, "intervals", "start", 0.02, "end", 0.08, "start", 0.22, "end",
-                  0.28, "workloads", "w", "ops", 10, "v", "ops", 20, "warnings");
+                  0.28, "workloads", "w", "ops", 10, "v", "ops", 20, "warnings", "config",
+                  "sample_interval", 0.1);
     attrib_results(a, res);
     /* v's two intervals (one per cycle) are cut at the samples 0-0.1 and
      * 0.2-0.3: the middle tenth, w's, is not in it, so v and w make the run. */
@@ -184,6 +185,27 @@ static void test_attrib(struct config *cfg) {
            "v %f + w %f vs run %f", jnum(res, "attribution.v.machine.cpu_s"),
            jnum(res, "attribution.w.machine.cpu_s"), jnum(res, "attribution.run.machine.cpu_s"));
     CHECK(jnum(res, "attribution.v.intervals") == 2);
+    /* The 0.04 s window is shorter than two samples of 0.1 s: the hint is
+     * a shorter interval than the one in use. */
+    const char *sw = NULL;
+    for (size_t wi = 0; wi < json_array_size(json_object_get(res, "warnings")); wi++) {
+        const char *x = json_string_value(json_array_get(json_object_get(res, "warnings"), wi));
+        if (x && strstr(x, "the w window"))
+            sw = x;
+    }
+    CHECKF(sw &&
+               strstr(sw, "the w window is shorter than two samples of --sample-interval 0.1 s") &&
+               strstr(sw, "(lower --sample-interval, e.g. 0.05)"),
+           "%s", sw ? sw : "(no warning)");
+    /* At the shortest interval the option takes there is none to suggest. */
+    json_t *res2 = json_pack("{s:{s:i}, s:{s:{s:f, s:f}}, s:{s:{s:i}}, s:[], s:{s:f}}", "totals",
+                             "ops", 30, "windows", "w", "start", 0.15, "end", 0.19, "workloads",
+                             "w", "ops", 10, "warnings", "config", "sample_interval", 0.05);
+    attrib_results(a, res2);
+    sw = json_string_value(json_array_get(json_object_get(res2, "warnings"), 0));
+    CHECKF(sw && strstr(sw, "0.05 s is the shortest --sample-interval") && !strstr(sw, "e.g."),
+           "%s", sw ? sw : "(no warning)");
+    json_decref(res2);
     /* the window is cut at the samples around it: 0.1 to 0.2 */
     CHECK(fabs(jnum(res, "attribution.w.sampled_from") - 0.1) < 1e-9);
     CHECK(fabs(jnum(res, "attribution.w.sampled_to") - 0.2) < 1e-9);
@@ -235,7 +257,27 @@ static void test_attrib(struct config *cfg) {
     cfg->nserver_over = 0;
 }
 
+/* The summary's CPU per operation: milliseconds, three significant digits,
+ * never an exponent (7.9e-05 s is 0.0790 ms). */
+static void test_summary(void) {
+    json_t *res = json_pack("{s:{s:{s:{s:f, s:f}, s:{s:f, s:f}, s:n}}}", "attribution", "run",
+                            "minio", "cpu_s_per_op", 7.9e-05, "share", 3.0, "mariadb",
+                            "cpu_s_per_op", 0.01234, "share", 41.0, "workers");
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    attrib_print_summary(res, f);
+    fclose(f);
+    CHECKF(strstr(buf, "CPU ms per operation") && strstr(buf, "minio 0.0790 (3%)") &&
+               strstr(buf, "mariadb 12.3 (41%)") && strstr(buf, "workers -"),
+           "%s", buf);
+    CHECKF(strstr(buf, "e-0") == NULL, "%s", buf);
+    free(buf);
+    json_decref(res);
+}
+
 int main(void) {
+    test_summary();
     snprintf(root, sizeof root, "%s", getenv("AOPS_ROOT") ? getenv("AOPS_ROOT") : ".");
     char sd[] = "/tmp/aops-attrib-XXXXXX";
     if (!mkdtemp(sd)) {

@@ -114,5 +114,16 @@ int main(void) {
     CHECK(cgroups_v2_has_controller(FX "v2-nomem", "memory") == 0);
     CHECK(cgroups_v2_has_controller(FX "v2-nomem", "cpu") == 1);
     CHECK(cgroups_v2_has_controller(FX "missing", "memory") == 0);
+
+    /* A limit that could not include swap is said only where swap is
+     * active: the Intel fixture's /proc/swaps lists a partition, the AMD
+     * one's none (its header only), a sysroot without the file none. */
+    char w[256];
+    const char *msg = cgroups_swap_warning(0, "tests/fixtures/sysroot-intel-2s", w, sizeof w);
+    CHECKF(msg && strstr(msg, "--memory-limit is RAM only: swap is active"), "%s", msg ? msg : "");
+    CHECK(cgroups_swap_warning(1, "tests/fixtures/sysroot-intel-2s", w, sizeof w) == NULL);
+    CHECK(cgroups_swap_warning(-1, "tests/fixtures/sysroot-intel-2s", w, sizeof w) == NULL);
+    CHECK(cgroups_swap_warning(0, "tests/fixtures/sysroot-amd-1s", w, sizeof w) == NULL);
+    CHECK(cgroups_swap_warning(0, FX "missing", w, sizeof w) == NULL);
     return unit_done("cgroup");
 }

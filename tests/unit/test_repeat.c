@@ -188,8 +188,30 @@ static void test_counters(void) {
     options_free(&c);
 }
 
+/* The line each run of a repeat prints: an invalid run with no AOPS says so,
+ * never "AOPS -0.0". */
+static void test_run_line(void) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    json_t *bad = json_pack("{s:b, s:{s:n}, s:[s]}", "valid", 0, "totals", "aops",
+                            "invalid_reasons", "stall: no operation completed");
+    json_t *good =
+        json_pack("{s:b, s:{s:f}, s:[]}", "valid", 1, "totals", "aops", 812.345, "invalid_reasons");
+    repeat_print_run(bad, 2, 3, f);
+    repeat_print_run(good, 3, 3, f);
+    fclose(f);
+    CHECKF(strstr(buf, "run 2 of 3: AOPS - (not measured), not valid: stall") != NULL, "%s", buf);
+    CHECKF(strstr(buf, "-0.0") == NULL, "%s", buf);
+    CHECKF(strstr(buf, "run 3 of 3: AOPS 812.3, valid\n") != NULL, "%s", buf);
+    free(buf);
+    json_decref(bad);
+    json_decref(good);
+}
+
 int main(void) {
     test_stats();
+    test_run_line();
     test_combine();
     test_noise();
     test_counters();

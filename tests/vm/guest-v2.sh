@@ -95,6 +95,8 @@ limits() {
     wait $P
     RC=$?
     check_rc "$1: limited run exits 1 (test-only workloads)" 1
+    check "$1: containers[] say the limit includes swap (memory.swap.max written)" \
+        jq -e '[.containers[].memory_includes_swap] == [true, true]' /tmp/lim-$1/result.json
     check_eq "$1: no cgroup left after the run" 0 "$(cgs $P)"
 }
 
