@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "../common/config.h"
+#include "../common/oplog.h"
 #include "../workloads/workload.h"
 #include "hist.h"
 
@@ -62,6 +63,9 @@ struct run_layout {
     unsigned nhist;
     size_t slot_size;
     unsigned ops_per_cycle; /* sum over the run's workloads */
+    /* The worker's per-operation log (oplog.h): room for every measured
+     * operation, after the histograms. */
+    size_t log_off, log_cap;
 };
 
 static inline unsigned lay_hist_lat(const struct run_layout *l, unsigned w) {
@@ -100,6 +104,11 @@ static inline struct worker_slot *run_slot(const struct run_ctx *r, unsigned i) 
 static inline struct hist *slot_hist(const struct run_ctx *r, struct worker_slot *s, unsigned h) {
     (void)r;
     return (struct hist *)((unsigned char *)s + sizeof(struct worker_slot)) + h;
+}
+
+/* Worker s's log records, log_cap of them; the first `done` are written. */
+static inline struct oplog_rec *slot_log(const struct run_ctx *r, struct worker_slot *s) {
+    return (struct oplog_rec *)((unsigned char *)s + r->lay.log_off);
 }
 
 /* worker.c: the body of a forked worker. Never returns. */
