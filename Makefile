@@ -22,7 +22,7 @@ CFLAGS  += -DAOPS_GIT='"$(VERSION)"' -DAOPS_CC='"$(shell $(CC) --version | head 
 # tree becoming dirty), not only when their source does: a stamp that is
 # rewritten only when its content differs.
 $(shell mkdir -p build; echo '$(VERSION) $(COMMIT)' | cmp -s - build/version.stamp || echo '$(VERSION) $(COMMIT)' > build/version.stamp)
-VERSIONED := coordinator/provenance telemetry/inventory coordinator/merge cmd/main
+VERSIONED := coordinator/provenance coordinator/rerun telemetry/inventory coordinator/merge cmd/main
 $(foreach o,$(VERSIONED),build/rel/$(o).o build/asan/$(o).o): build/version.stamp
 
 # One folder per layer (README, "Layout"); cmd/main.c, the command table, is the only
