@@ -13,7 +13,6 @@
  * a log of another run), in one line. */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,28 +24,6 @@
 #include "check.h"
 
 #define REL_REPEAT 1e-8 /* AOPS printed to 10 digits in each run and in the spread */
-
-void finding(struct findings *f, const char *fmt, ...) {
-    char buf[2048];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    json_array_append_new(f->diffs, json_sprintf("%s%s", f->label, buf));
-}
-
-void compare_num(struct findings *f, const json_t *res, const char *path, double want, double rel,
-                 double abs) {
-    f->compared++;
-    json_t *v = jget(res, path);
-    if (!json_is_number(v)) {
-        finding(f, "%s: result.json %s, recomputed %.10g", path, v ? "null" : "has none", want);
-        return;
-    }
-    double have = json_number_value(v), tol = fmax(rel * fabs(want), abs);
-    if (!(fabs(have - want) <= tol))
-        finding(f, "%s: result.json %.10g, recomputed from the log %.10g", path, have, want);
-}
 
 static json_t *load(const char *path, char *err, size_t len) {
     json_error_t je;

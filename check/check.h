@@ -18,8 +18,8 @@
 int check_main(int argc, char **argv);  /* check.c */
 int verify_main(int argc, char **argv); /* verify.c */
 
-/* What a check found: each figure that differs, as one line naming it
- * with both values. */
+/* What a check found (findings.c): each figure that differs, as one line
+ * naming it with both values. */
 struct findings {
     json_t *diffs;     /* strings */
     unsigned compared; /* figures compared */

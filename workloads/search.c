@@ -143,6 +143,10 @@ static json_t *search_describe(const struct config *cfg, int selected, json_t *w
                      selected ? corpus_manifest_json(cfg, search_opts(cfg)) : json_null());
 }
 
+static json_t *search_provenance(const struct config *cfg) {
+    return search_expect_provenance(cfg, search_opts(cfg));
+}
+
 static int search_data_paths(const struct config *cfg, const char *names[], char paths[][4096],
                              int max) {
     if (max < 1)

@@ -292,8 +292,7 @@ static json_t *uring_features(void) {
     return a;
 }
 
-json_t *search_provenance(const struct config *cfg) {
-    const struct search_opts *o = search_opts(cfg);
+json_t *search_expect_provenance(const struct config *cfg, const struct search_opts *o) {
     char ver[64] = "", lib[4096];
     int jit = 0;
     pcre2_config(PCRE2_CONFIG_VERSION, ver);

@@ -52,8 +52,9 @@ int search_expect_load(const struct config *cfg, const struct search_opts *o,
 json_t *search_expect_before(const char *manifest_path);
 void search_expect_restore(const char *manifest_path, const json_t *before);
 
-/* The workload's provenance hook: PCRE2 and liburing as loaded, the corpus
- * manifest's and patterns file's sha256, and whether counts are checked. */
-json_t *search_provenance(const struct config *cfg);
+/* For the workload's provenance hook: PCRE2 and liburing as loaded, the
+ * corpus manifest's and patterns file's sha256, and whether counts are
+ * checked. */
+json_t *search_expect_provenance(const struct config *cfg, const struct search_opts *o);
 
 #endif
