@@ -3,7 +3,7 @@
 # and the checks need; `make demo` is the README's first command.
 
 CC      ?= gcc
-PKGS    := libcurl libmariadb libpcre2-8 liburing jansson libcgroup
+PKGS    := libcurl libmariadb libpcre2-8 liburing jansson libcgroup libcrypto
 CFLAGS  ?= -O2 -g
 # snprintf truncation is how bounded buffers are meant to behave here, not a bug.
 CFLAGS  += -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -D_GNU_SOURCE -pthread \
@@ -12,11 +12,22 @@ LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -pthread
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
-CFLAGS  += -DAOPS_GIT='"$(VERSION)"' -DAOPS_CC='"$(shell $(CC) --version | head -1)"'
+COMMIT  := $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+# The flags the build was made with, for result.json's provenance (before the
+# version macros, which would name themselves).
+BUILD_FLAGS := $(subst ",,$(CFLAGS))
+CFLAGS  += -DAOPS_GIT='"$(VERSION)"' -DAOPS_CC='"$(shell $(CC) --version | head -1)"' \
+           -DAOPS_COMMIT='"$(COMMIT)"' -DAOPS_CFLAGS='"$(BUILD_FLAGS)"'
+# Objects that name the version are rebuilt when it changes (a commit, or a
+# tree becoming dirty), not only when their source does: a stamp that is
+# rewritten only when its content differs.
+$(shell mkdir -p build; echo '$(VERSION) $(COMMIT)' | cmp -s - build/version.stamp || echo '$(VERSION) $(COMMIT)' > build/version.stamp)
+VERSIONED := coordinator/provenance coordinator/rerun telemetry/inventory coordinator/merge cmd/main
+$(foreach o,$(VERSIONED),build/rel/$(o).o build/asan/$(o).o): build/version.stamp
 
 # One folder per layer (README, "Layout"); cmd/main.c, the command table, is the only
 # file that reaches every layer, and the only one outside the library.
-LAYERS  := common containers workloads telemetry coordinator report
+LAYERS  := common containers workloads telemetry coordinator report check
 SRCS    := $(wildcard $(LAYERS:%=%/*.c) workloads/*/*.c) cmd/main.c
 LIBSRCS := $(filter-out cmd/main.c,$(SRCS))
 TESTS   := $(wildcard tests/unit/test_*.c)

@@ -5,7 +5,9 @@
  * URLs), and one line of figures per measurement.
  *
  *   s3_get prepare NOBJ                     upload NOBJ 1 MiB objects (idempotent)
- *   s3_get harness|curl CONC TOTAL NOBJ     TOTAL GETs over CONC processes
+ *   s3_get harness|unverified|curl CONC TOTAL NOBJ
+ *                                           TOTAL GETs over CONC processes; unverified:
+ *                                           the harness with --no-verify (no CRC-32C)
  *
  * Output: "<client> conc=C gets=G errors=E bytes=B wall=S cpu=S" where cpu
  * is user+system seconds of the client processes (RUSAGE_CHILDREN), so the
@@ -92,11 +94,14 @@ int main(int argc, char **argv) {
         }
         return 0;
     }
-    if (argc != 5 || (strcmp(argv[1], "harness") && strcmp(argv[1], "curl"))) {
-        fprintf(stderr, "usage: s3_get prepare NOBJ | s3_get harness|curl CONC TOTAL NOBJ\n");
+    if (argc != 5 ||
+        (strcmp(argv[1], "harness") && strcmp(argv[1], "unverified") && strcmp(argv[1], "curl"))) {
+        fprintf(stderr,
+                "usage: s3_get prepare NOBJ | s3_get harness|unverified|curl CONC TOTAL NOBJ\n");
         return 2;
     }
     int use_curl = !strcmp(argv[1], "curl");
+    cfg.no_verify = !strcmp(argv[1], "unverified");
     unsigned conc = (unsigned)atoi(argv[2]), total = (unsigned)atoi(argv[3]);
     unsigned nobj = (unsigned)atoi(argv[4]), per = total / conc;
     char dir[] = "/tmp/s3_get.XXXXXX";

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../check/check.h"
 #include "../coordinator/cmdline.h"
 #include "../coordinator/commands.h"
 #include "../coordinator/runtime.h"
@@ -23,6 +24,10 @@ static int run_cmd(int argc, char **argv) {
     return run_main(argc, argv, &exports);
 }
 
+static int rerun_cmd(int argc, char **argv) {
+    return rerun_main(argc, argv, &exports);
+}
+
 static const struct {
     const char *name;
     int (*main)(int argc, char **argv);
@@ -32,6 +37,9 @@ static const struct {
     {"report", report_main},
     {"compare", compare_main},
     {"merge", merge_main},
+    {"rerun", rerun_cmd},
+    {"check", check_main},             /* check/: recompute a result from its log */
+    {"verify", verify_main},           /* check/: a signed result unchanged */
     {"worker", worker_container_main}, /* the docker runtime's, inside a container */
 };
 
@@ -54,7 +62,7 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(cmd, commands[i].name))
             return commands[i].main(argc - 1, argv + 1);
-    char names[512] = "run, prepare, report, compare, merge";
+    char names[512] = "run, prepare, report, compare, merge, rerun, check, verify";
     size_t o = strlen(names);
     for (int i = 0; workload_table[i]; i++)
         for (const struct wl_command *c = workload_table[i]->commands; c && c->name; c++) {

@@ -61,6 +61,8 @@ struct config {
     unsigned repeat_index;  /* the run being made now, 1..repeat; 0 when not repeating */
     unsigned warmup_cycles; /* cycles each worker runs before the start, not counted */
     double max_cv;          /* percent: with K >= 3 runs, a larger AOPS CV warns "unstable" */
+    int no_verify;          /* --no-verify: answers not checked (bench on/off; never reportable) */
+    char sign_key[4096];    /* --sign KEY.pem: Ed25519 private key for the result's envelope */
     char sysroot[1024];     /* root for telemetry readers, "/" by default */
     char csv_dir[4096];     /* --csv DIR, empty when not asked */
     char cmdline[8192];     /* argv joined, for the result (no secrets are on argv) */

@@ -12,13 +12,17 @@
 void options_usage(FILE *f) {
     char schemes[64];
     store_schemes(schemes, sizeof schemes);
-    fprintf(f,
-            "usage: harness [run] --containers N [options]\n"
-            "       harness prepare --containers N [options]\n"
-            "       harness report RUN_DIR [-o FILE.html]\n"
-            "       harness compare RUN_DIR_A RUN_DIR_B [...]\n"
-            "       harness merge (RUN_DIR|%s://BUCKET/PREFIX/)... [--out DIR]\n",
-            schemes);
+    fprintf(
+        f,
+        "usage: harness [run] --containers N [options]\n"
+        "       harness prepare --containers N [options]\n"
+        "       harness report RUN_DIR [-o FILE.html]\n"
+        "       harness compare RUN_DIR_A RUN_DIR_B [...]\n"
+        "       harness merge (RUN_DIR|%s://BUCKET/PREFIX/)... [--out DIR] [--sign KEY.pem]\n"
+        "       harness check RUN_DIR                 recompute a result from its operation log\n"
+        "       harness verify RUN_DIR --key PUB.pem  check a signed result is unchanged\n"
+        "       harness rerun RUN_DIR [options]       the job a result records, again\n",
+        schemes);
     for (int i = 0; workload_table[i]; i++)
         for (const struct wl_command *c = workload_table[i]->commands; c && c->name; c++)
             fprintf(f, "       harness %s\n", c->usage);

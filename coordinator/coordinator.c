@@ -26,19 +26,23 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/reportable.h"
 #include "../common/util.h"
 #include "../common/walltime.h"
 #include "../containers/cgroup_acct.h"
 #include "../telemetry/attrib.h"
 #include "cmdline.h"
 #include "commands.h"
+#include "integrity.h"
 #include "metrics.h"
 #include "opsrate.h"
 #include "phasebar.h"
 #include "policy.h"
+#include "provenance.h"
 #include "repeat.h"
 #include "results.h"
 #include "run.h"
+#include "runlog.h"
 #include "runtime.h"
 #include "shard.h"
 #include "summary.h"
@@ -147,6 +151,8 @@ struct coord {
     int ready_eof;                   /* the ready channel has no writer left */
     struct metrics *mx;              /* --metrics-listen; NULL when off */
     int verdict;                     /* for /metrics: -1 until written, then 1 valid, 0 not */
+    char run_id[RUNLOG_ID_LEN];      /* names the result and its per-operation log */
+    json_t *prov, *verification;     /* where it came from; how answers are checked */
 };
 
 static void kill_all(struct coord *c) {
@@ -303,6 +309,8 @@ static int coord_setup(struct coord *c, const struct config *cfg) {
             json_object_set_new(c->servers, wl->name,
                                 wl->backend(cfg, v, sizeof v) == 0 ? json_string(v) : json_null());
     }
+    runlog_new_id(c->run_id);
+    c->prov = provenance_collect(cfg, &c->r.lay, &c->verification, c->warnings);
     c->tel = telemetry_new(cfg);
     throughput_attach(c->tel, &c->r);
     struct attrib_in ai = {.cfg = cfg, .acct = c->r.acct, .acct_why = acct_why};
@@ -665,16 +673,32 @@ static void coord_write(struct coord *c, int64_t t_start) {
     if (cfg->shards)
         json_object_set_new(res, "shard",
                             shard_json(&c->sh, cfg, res, c->released ? c->t0_wall : 0));
+    json_object_set(res, "provenance", c->prov);
+    json_object_set(res, "verification", c->verification);
+    if (runlog_write(&c->r, c->forked, c->released ? c->t0 : 0, c->t0_wall, c->run_id, res, err,
+                     sizeof err) != 0)
+        json_array_append_new(c->warnings,
+                              json_sprintf("no per-operation log (harness check cannot "
+                                           "recompute this result): %s",
+                                           err));
+    reportable_apply(res);
     if (results_write(res, cfg->out, err, sizeof err) != 0) {
+        fprintf(stderr, "harness: %s\n", err);
+        c->code = EXIT_INVALID;
+    }
+    if (cfg->csv_dir[0] && c->ex->csv(res, cfg->csv_dir, err, sizeof err) != 0) {
+        fprintf(stderr, "harness: %s\n", err);
+        c->code = EXIT_INVALID;
+    }
+    /* Last: the digests of everything written, signed (not a run of a
+     * --repeat: its combined result is what is signed). */
+    if (integrity_seal(cfg->out, cfg->repeat_index ? NULL : cfg->sign_key, res, err, sizeof err) !=
+        0) {
         fprintf(stderr, "harness: %s\n", err);
         c->code = EXIT_INVALID;
     }
     if (c->sh.key[0] && shard_upload(&c->sh, cfg, res, err, sizeof err) != 0) {
         fprintf(stderr, "harness: --results-url: %s\n", err);
-        c->code = EXIT_INVALID;
-    }
-    if (cfg->csv_dir[0] && c->ex->csv(res, cfg->csv_dir, err, sizeof err) != 0) {
-        fprintf(stderr, "harness: %s\n", err);
         c->code = EXIT_INVALID;
     }
     int valid = json_is_true(json_object_get(res, "valid"));
@@ -722,6 +746,8 @@ static int coord_teardown(struct coord *c) {
     json_decref(c->warnings);
     json_decref(c->servers);
     json_decref(c->cache);
+    json_decref(c->prov);
+    json_decref(c->verification);
     telemetry_free(c->tel);
     attrib_free(c->at);
     server_check_free(c->sc);
@@ -783,7 +809,7 @@ static int parse_all(struct config *cfg, int argc, char **argv, int *exit_code) 
  * no run says itself (a signal between runs), or NULL. Returns the combined
  * result (the caller prints and frees it), or NULL with err set. */
 static json_t *repeat_finish(const char *dir, unsigned made, unsigned asked, double max_cv,
-                             const char *stopped, const char *csv_dir,
+                             const char *stopped, const char *csv_dir, const char *sign_key,
                              const struct result_exports *ex, char *err, size_t errlen) {
     json_t **runs = calloc(made ? made : 1, sizeof *runs);
     char **dirs = calloc(made ? made : 1, sizeof *dirs);
@@ -812,8 +838,18 @@ static json_t *repeat_finish(const char *dir, unsigned made, unsigned asked, dou
         json_array_append_new(json_object_get(res, "invalid_reasons"), json_string(stopped));
         json_object_set_new(res, "valid", json_false());
     }
+    /* The headline is the median run's: so is the log check reads. */
+    json_t *ol = json_object_get(res, "oplog");
+    if (ol)
+        json_object_set_new(ol, "file",
+                            json_sprintf("runs/%lld/%s",
+                                         (long long)json_integer_value(json_object_get(
+                                             json_object_get(res, "repeats"), "median_run")),
+                                         OPLOG_FILE));
+    reportable_apply(res); /* again: now with the repeats */
     if (results_write(res, dir, err, errlen) != 0 ||
-        (csv_dir && csv_dir[0] && ex->csv(res, csv_dir, err, errlen) != 0)) {
+        (csv_dir && csv_dir[0] && ex->csv(res, csv_dir, err, errlen) != 0) ||
+        integrity_seal(dir, sign_key, res, err, errlen) != 0) {
         json_decref(res);
         res = NULL;
     }
@@ -877,8 +913,8 @@ static int run_repeated(struct config *cfg, int64_t t_start, json_t **repeats,
     snprintf(cfg->out, sizeof cfg->out, "%s", base);
     snprintf(cfg->csv_dir, sizeof cfg->csv_dir, "%s", csv);
     cfg->repeat_index = 0;
-    json_t *res = made ? repeat_finish(base, made, cfg->repeat, cfg->max_cv, stopped, csv, ex, err,
-                                       sizeof err)
+    json_t *res = made ? repeat_finish(base, made, cfg->repeat, cfg->max_cv, stopped, csv,
+                                       cfg->sign_key, ex, err, sizeof err)
                        : NULL;
     if (made && !res)
         fprintf(stderr, "harness: %s\n", err);

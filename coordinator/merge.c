@@ -534,6 +534,38 @@ static void merge_warnings(struct shard_in *u, size_t nu, json_t *warnings) {
     json_decref(seen);
 }
 
+/* provenance: the first shard's (the config hash and versions were
+ * compared above); verification: a workload's answers are verified when
+ * every shard verified them. */
+static void merge_provenance(struct shard_in *u, size_t nu, json_t *res) {
+    if (!nu)
+        return;
+    json_t *p = json_object_get(u[0].r, "provenance");
+    if (p) {
+        json_t *c = json_deep_copy(p);
+        json_object_set_new(c, "per_host", json_string("shards/*.result.json"));
+        json_object_set_new(res, "provenance", c);
+    }
+    json_t *v = json_object();
+    for (size_t i = 0; i < nu; i++) {
+        const char *name;
+        json_t *w;
+        json_object_foreach(json_object_get(u[i].r, "verification"), name, w) {
+            json_t *have = json_object_get(v, name);
+            if (!have)
+                json_object_set_new(v, name, json_deep_copy(w));
+            else if (json_is_true(json_object_get(have, "verified")) &&
+                     !json_is_true(json_object_get(w, "verified")))
+                json_object_set_new(
+                    v, name,
+                    json_pack("{s:b, s:o}", "verified", 0, "why",
+                              json_sprintf("shard %u: %s", u[i].index,
+                                           jstr(w, "why") ? jstr(w, "why") : "not verified")));
+        }
+    }
+    json_object_set_new(res, "verification", v);
+}
+
 json_t *merge_results(json_t *const *in, const char *const *names, size_t n) {
     json_t *reasons = json_array(), *warnings = json_array();
     struct shard_in *u = calloc(n ? n : 1, sizeof *u);
@@ -673,6 +705,7 @@ json_t *merge_results(json_t *const *in, const char *const *names, size_t n) {
                                   "merged_by", AOPS_GIT, "clock",
                                   "each shard's instants moved by its measured offset "
                                   "(shards[].clock_offset_s) onto the common reference"));
+    merge_provenance(u, nu, res);
     if (!nu)
         add(reasons, "no shard to merge");
     json_object_set_new(res, "valid", json_boolean(json_array_size(reasons) == 0));

@@ -16,8 +16,11 @@
 #include <time.h>
 
 #include "../common/config.h"
+#include "../common/oplog.h"
+#include "../common/reportable.h"
 #include "../workloads/workload.h"
 #include "commands.h"
+#include "integrity.h"
 #include "merge.h"
 #include "results.h"
 #include "shard.h"
@@ -197,6 +200,65 @@ static int mkdir_p(const char *dir, char *err, size_t errlen) {
     return 0;
 }
 
+/* Where an input's per-operation log is: "DIR/ops.log" beside "DIR/result.json",
+ * "X.ops.log" beside "X.json" (a shard's --results-url key). */
+static void log_name(const char *result, char *out, size_t len) {
+    size_t l = strlen(result);
+    if (l >= 11 && !strcmp(result + l - 11, "result.json"))
+        snprintf(out, len, "%.*s%s", (int)(l - 11), result, OPLOG_FILE);
+    else
+        snprintf(out, len, "%.*s.%s", (int)(l > 5 ? l - 5 : l), result, OPLOG_FILE);
+}
+
+/* The shards' own results and logs beside the merged one, under shards/,
+ * so `harness check` can recompute the fleet (oplog.shards). */
+static void keep_shards(const struct config *cfg, struct inputs *in, json_t *res, const char *dir) {
+    char sub[4200];
+    snprintf(sub, sizeof sub, "%s/shards", dir);
+    mkdir(sub, 0755);
+    json_t *list = json_array();
+    for (size_t i = 0; i < in->n; i++) {
+        json_t *ji = json_object_get(json_object_get(in->r[i], "shard"), "index");
+        if (!json_is_integer(ji))
+            continue;
+        int idx = (int)json_integer_value(ji);
+        char rel[128], lrel[128], path[4400], src[4400], err[1024];
+        snprintf(rel, sizeof rel, "shards/shard-%d.result.json", idx);
+        snprintf(lrel, sizeof lrel, "shards/shard-%d.%s", idx, OPLOG_FILE);
+        snprintf(path, sizeof path, "%s/%s", dir, rel);
+        json_dump_file(in->r[i], path, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+        log_name(in->name[i], src, sizeof src);
+        char *data = NULL;
+        size_t len = 0;
+        int got;
+        if (is_store_url(src)) {
+            char bucket[256], key[1100];
+            const struct wl_store *st =
+                store_for_url(src, bucket, sizeof bucket, key, sizeof key, NULL, err, sizeof err);
+            got = st && st->get(cfg, bucket, key, &data, &len, err, sizeof err) == 0 ? 0 : -1;
+        } else
+            got = oplog_bytes(src, &data, &len);
+        snprintf(path, sizeof path, "%s/%s", dir, lrel);
+        FILE *f = got == 0 ? fopen(path, "wb") : NULL;
+        int ok = f && fwrite(data, 1, len, f) == len;
+        if (f && fclose(f) != 0)
+            ok = 0;
+        free(data);
+        if (!ok)
+            json_array_append_new(json_object_get(res, "warnings"),
+                                  json_sprintf("shard %d's per-operation log not found at %s: "
+                                               "harness check cannot recompute this result",
+                                               idx, src));
+        json_array_append_new(list, json_pack("{s:i, s:O, s:s, s:o}", "shard", idx, "run_id",
+                                              json_object_get(in->r[i], "run_id")
+                                                  ? json_object_get(in->r[i], "run_id")
+                                                  : json_null(),
+                                              "result", rel, "file",
+                                              ok ? json_string(lrel) : json_null()));
+    }
+    json_object_set_new(res, "oplog", json_pack("{s:o}", "shards", list));
+}
+
 static void usage(FILE *f) {
     char s[64];
     store_schemes(s, sizeof s);
@@ -212,13 +274,14 @@ static void usage(FILE *f) {
             "  (harness --help).\n"
             "  --out DIR          where the merged result.json goes (results/merged-<timestamp>)\n"
             "  --results-url URL  also put it there (a prefix ending in / gets result.json)\n"
+            "  --sign KEY.pem     sign it (Ed25519): RUN_DIR/result.dsse.json, harness verify\n"
             "exit status: 0 valid, 1 invalid (missing, duplicated or invalid shards, different\n"
             "configs or versions, clocks more than 1 s apart), 2 bad usage or unreadable input.\n",
             s, s);
 }
 
 int merge_main(int argc, char **argv) {
-    const char *out = NULL, *url = NULL;
+    const char *out = NULL, *url = NULL, *sign = NULL;
     int quiet = 0, rc = 2;
     char err[4400];
     struct inputs in = {0};
@@ -234,7 +297,8 @@ int merge_main(int argc, char **argv) {
             usage(stdout);
             rc = 0;
             goto done;
-        } else if ((!strcmp(argv[i], "--out") || !strcmp(argv[i], "--results-url")) &&
+        } else if ((!strcmp(argv[i], "--out") || !strcmp(argv[i], "--results-url") ||
+                    !strcmp(argv[i], "--sign")) &&
                    i + 1 >= argc) {
             fprintf(stderr, "harness merge: %s needs a value\n", argv[i]);
             goto done;
@@ -242,6 +306,8 @@ int merge_main(int argc, char **argv) {
             out = argv[++i];
         } else if (!strcmp(argv[i], "--results-url")) {
             url = argv[++i];
+        } else if (!strcmp(argv[i], "--sign")) {
+            sign = argv[++i];
         } else if (!strcmp(argv[i], "--quiet")) {
             quiet = 1;
         } else if (argv[i][0] == '-') {
@@ -303,7 +369,11 @@ int merge_main(int argc, char **argv) {
     }
     int valid = json_is_true(json_object_get(res, "valid"));
     rc = valid ? 0 : 1;
-    if (mkdir_p(dir, err, sizeof err) != 0 || results_write(res, dir, err, sizeof err) != 0) {
+    if (mkdir_p(dir, err, sizeof err) == 0)
+        keep_shards(cfg, &in, res, dir);
+    reportable_apply(res);
+    if (mkdir_p(dir, err, sizeof err) != 0 || results_write(res, dir, err, sizeof err) != 0 ||
+        integrity_seal(dir, sign, res, err, sizeof err) != 0) {
         fprintf(stderr, "harness merge: %s\n", err);
         rc = 2;
     } else {

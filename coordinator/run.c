@@ -27,6 +27,10 @@ int layout_build(const struct config *cfg, struct run_layout *lay, char *err, si
     if (!lay->phase_cycles)
         lay->phase_cycles = 1;
     sz = lay->phase_off + (size_t)lay->phase_cycles * lay->nwl * sizeof(struct phase_iv);
+    sz = (sz + 63) & ~(size_t)63;
+    lay->log_off = sz;
+    lay->log_cap = (size_t)lay->ops_per_cycle * cfg->cycles;
+    sz += lay->log_cap * sizeof(struct oplog_rec);
     lay->slot_size = (sz + 4095) & ~(size_t)4095; /* a page each: no false sharing */
     return 0;
 }

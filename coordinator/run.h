@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "../common/config.h"
+#include "../common/oplog.h"
 #include "../workloads/workload.h"
 #include "hist.h"
 
@@ -79,6 +80,9 @@ struct run_layout {
     unsigned ops_per_cycle; /* sum over the run's workloads */
     size_t phase_off;       /* where a slot's phase intervals start */
     unsigned phase_cycles;  /* cycles with a record: min(--cycles, RUN_MAX_PHASE_CYCLES) */
+    /* The worker's per-operation log (oplog.h): room for every measured
+     * operation, after the histograms. */
+    size_t log_off, log_cap;
 };
 
 static inline unsigned lay_hist_lat(const struct run_layout *l, unsigned w) {
@@ -130,6 +134,11 @@ static inline struct phase_iv *slot_phase(const struct run_ctx *r, struct worker
                                           unsigned c, unsigned w) {
     unsigned k = c < r->lay.phase_cycles ? c : r->lay.phase_cycles - 1;
     return (struct phase_iv *)((unsigned char *)s + r->lay.phase_off) + (size_t)k * r->lay.nwl + w;
+}
+
+/* Worker s's log records, log_cap of them; the first `done` are written. */
+static inline struct oplog_rec *slot_log(const struct run_ctx *r, struct worker_slot *s) {
+    return (struct oplog_rec *)((unsigned char *)s + r->lay.log_off);
 }
 
 /* worker.c: the body of a forked worker. Never returns. */

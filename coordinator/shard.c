@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../common/json.h"
+#include "../common/oplog.h"
 #include "../common/walltime.h"
 
 int is_store_url(const char *s) {
@@ -322,5 +323,16 @@ int shard_upload(const struct shard_state *s, const struct config *cfg, const js
     }
     int rc = st->put(cfg, bucket, s->key, body, strlen(body), err, errlen);
     free(body);
+    /* The per-operation log beside it ("<key>.ops.log" for "<key>.json"), for
+     * `harness check` of the merged result. */
+    char path[4200], key[1100];
+    snprintf(path, sizeof path, "%s/%s", cfg->out, OPLOG_FILE);
+    snprintf(key, sizeof key, "%.*s.%s", (int)(strlen(s->key) - 5), s->key, OPLOG_FILE);
+    char *log = NULL;
+    size_t len = 0;
+    if (rc == 0 && oplog_bytes(path, &log, &len) == 0) {
+        rc = st->put(cfg, bucket, key, log, len, err, errlen);
+        free(log);
+    }
     return rc;
 }

@@ -109,6 +109,14 @@ void results_print_summary(const json_t *res, const char *dir, FILE *f) {
         json_array_foreach(json_object_get(res, "invalid_reasons"), i, v)
             fprintf(f, "    - %s\n", json_string_value(v));
     }
+    if (json_is_true(json_object_get(res, "reportable")))
+        fprintf(f, "  reportable: yes\n");
+    else if (json_object_get(res, "reportable")) {
+        const json_t *why = json_object_get(res, "nonreportable_reasons");
+        fprintf(f, "  reportable: no (%zu reason%s)\n", json_array_size(why),
+                json_array_size(why) == 1 ? "" : "s");
+        json_array_foreach(why, i, v) fprintf(f, "    - %s\n", json_string_value(v));
+    }
     fprintf(f, "  results: %s/result.json\n", dir);
 }
 

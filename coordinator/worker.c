@@ -4,7 +4,8 @@
  * Everything the measured loop needs is prepared before the barrier: the
  * schedule for all cycles, the workloads' connections and buffers. Inside the
  * loop a worker only calls run() and updates counters and histograms in its
- * shared slot: no allocation, no printing, no files. */
+ * shared slot, and appends one 32-byte record to its log there (oplog.h):
+ * no allocation, no printing, no files. */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -142,6 +143,7 @@ void worker_main(const struct run_ctx *r, unsigned id) {
     size_t total = (size_t)per_cycle * cfg->cycles;
     unsigned prev_w = 0, prev_cycle = 0;
     uint32_t barrier = 0;
+    struct oplog_rec *log = slot_log(r, s); /* room for `total` (run.c) */
     for (size_t k = 0; k < total; k++) {
         unsigned cycle = (unsigned)(k / per_cycle);
         uint32_t e = order[k];
@@ -192,6 +194,14 @@ void worker_main(const struct run_ctx *r, unsigned id) {
                 snprintf(s->error, sizeof s->error, "%s: %s", r->lay.wl[w]->name,
                          res.err[0] ? res.err : "operation failed");
         }
+        log[k] = (struct oplog_rec){
+            t1,
+            t2,
+            res.count[0],
+            gid,
+            (uint16_t)op,
+            (uint8_t)w,
+            (uint8_t)((k_ok ? res.klass : OPLOG_NO_CLASS) | (rc ? OPLOG_ERROR : 0))};
         atomic_fetch_add_explicit(&s->done, 1, memory_order_relaxed);
         if (rc != 0 && res.fatal) {
             s->fatal = 1;

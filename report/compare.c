@@ -356,12 +356,14 @@ static void spread_note(const struct run *runs, int n, char *out, size_t len) {
 
 static void print_text(const struct run *runs, int n, int priced, const json_t *notes) {
     for (int i = 0; i < n; i++)
-        printf("%s  %s  (%s, profile %s, %g containers, %s)\n", runs[i].label, runs[i].dir,
+        printf("%s  %s  (%s, profile %s, %g containers, %s, %s)\n", runs[i].label, runs[i].dir,
                jstr(runs[i].r, "system.cpu_model") ? jstr(runs[i].r, "system.cpu_model")
                                                    : "unknown CPU",
                jstr(runs[i].r, "config.profile") ? jstr(runs[i].r, "config.profile") : "?",
                jnum(runs[i].r, "config.containers"),
-               json_is_true(json_object_get(runs[i].r, "valid")) ? "valid" : "NOT VALID");
+               json_is_true(json_object_get(runs[i].r, "valid")) ? "valid" : "NOT VALID",
+               json_is_true(json_object_get(runs[i].r, "reportable")) ? "reportable"
+                                                                      : "not reportable");
     printf("\n%-26s", "ratios against A");
     for (int i = 0; i < n; i++)
         printf(" %24s", runs[i].label);
@@ -546,7 +548,7 @@ static void write_html(const char *path, const struct run *runs, int n, int pric
     sb_puts(&b,
             "<h1>aops-harness comparison</h1>\n<table id=\"runs\"><tr><th>run</th><th class=\"t\">"
             "directory</th><th class=\"t\">CPU</th><th class=\"t\">profile</th><th>containers</th>"
-            "<th class=\"t\">validity</th></tr>\n");
+            "<th class=\"t\">validity</th><th class=\"t\">reportable</th></tr>\n");
     for (int i = 0; i < n; i++) {
         int valid = json_is_true(json_object_get(runs[i].r, "valid"));
         sb_printf(&b, "<tr><td>%s</td><td class=\"t\">", runs[i].label);
@@ -559,8 +561,10 @@ static void write_html(const char *path, const struct run *runs, int n, int pric
         char k[64];
         snprintf(k, sizeof k, "runs.%d.config.containers", i);
         sb_num(&b, k, jnum(runs[i].r, "config.containers"), 0);
-        sb_printf(&b, "</td><td class=\"t %s\">%s</td></tr>\n", valid ? "valid" : "invalid",
-                  valid ? "valid" : "not valid");
+        int rep = json_is_true(json_object_get(runs[i].r, "reportable"));
+        sb_printf(&b, "</td><td class=\"t %s\">%s</td><td class=\"t %s\">%s</td></tr>\n",
+                  valid ? "valid" : "invalid", valid ? "valid" : "not valid",
+                  rep ? "valid" : "invalid", rep ? "reportable" : "not reportable");
     }
     sb_puts(&b, "</table>\n");
     size_t i;

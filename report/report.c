@@ -120,12 +120,30 @@ static void headline(struct sbuf *b, const json_t *r) {
         "<span id=\"validity\" class=\"%s\" data-valid=\"%s\">%s</span></div><div class=\"note\">",
         valid ? "valid" : "invalid", valid ? "true" : "false", valid ? "valid" : "not valid");
     num_at(b, r, "totals.errors", 0);
-    sb_puts(b, " errors</div></div>\n</div>\n");
+    sb_puts(b, " errors</div></div>\n");
+
+    /* Fit to publish (issue 25's rules, common/reportable.h), and why not. */
+    int rep = json_is_true(json_object_get(r, "reportable"));
+    json_t *nrr = json_object_get(r, "nonreportable_reasons");
+    card_begin(b, "reportable");
+    sb_printf(b,
+              "<span id=\"reportable\" class=\"%s\" data-reportable=\"%s\">%s</span></div>"
+              "<div class=\"note\">",
+              rep ? "valid" : "invalid", rep ? "true" : "false",
+              rep                                ? "reportable"
+              : json_object_get(r, "reportable") ? "not reportable"
+                                                 : "not judged");
+    sb_printf(b, "%zu reason%s</div></div>\n</div>\n", json_array_size(nrr),
+              json_array_size(nrr) == 1 ? "" : "s");
 
     json_t *why = json_object_get(r, "invalid_reasons");
     if (!valid || json_array_size(why)) {
         sb_puts(b, "<h3>Why the run is not valid</h3>\n");
         list_strings(b, why, "bad", "invalid-reasons");
+    }
+    if (json_array_size(nrr)) {
+        sb_puts(b, "<h3>Why the result is not reportable</h3>\n");
+        list_strings(b, nrr, "warn", "nonreportable-reasons");
     }
     json_t *warn = json_object_get(r, "warnings");
     if (json_array_size(warn)) {

@@ -7,8 +7,10 @@
  * profile and seed, prepares the five statements and binds every parameter
  * and result column to buffers it owns, so run() only writes two integers,
  * executes and fetches: no allocation of ours, no printing. Every result set
- * is fetched to the end and its rows counted; an empty result where the data
- * guarantees rows is an error. A lost connection is fatal (the run is
+ * is fetched to the end, its rows counted and hashed, and the answer (rows
+ * and checksum, db.h) compared with the one the data holds, made before the
+ * barrier for every operation of the run: a wrong answer is an error naming
+ * the query. A lost connection is fatal (the run is
  * invalid); a statement over --op-timeout is stopped by the server
  * (max_statement_time) and counts as one error. */
 #include <errmsg.h>
@@ -19,44 +21,51 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../common/digest.h"
 #include "../common/util.h"
 #include "db.h"
 #include "stack_state.h"
 #include "workload.h"
 
-#define MAX_COLS 6
-#define STRBUF 256
-
-/* One prepared pattern and the buffers its parameters and columns land in. */
-struct stmt {
-    MYSQL_STMT *st;
-    MYSQL_BIND param[2];
-    long long pval[2];
-    MYSQL_BIND col[MAX_COLS];
-    long long ival[MAX_COLS];
-    char sval[MAX_COLS][STRBUF];
-    unsigned long len[MAX_COLS];
-    my_bool isnull[MAX_COLS], error[MAX_COLS];
-};
-
 struct db_state {
     MYSQL *m;
     uint64_t seed;
-    unsigned worker;
+    unsigned worker, cycles;
     struct db_sizes sizes;
     char where[1100];
-    struct stmt s[DB_NPATTERNS];
+    struct db_stmt s[DB_NPATTERNS];
+    int verify;
+    struct db_answer *rec; /* per (pattern, agent): aops_answers */
+    struct db_answer
+        *expect; /* per (cycle, op) of the first nexp cycles, made before the barrier */
+    unsigned nexp;
 };
+
+/* Cycles whose expected answers open() makes; a longer run (a stress test)
+ * makes later ones as it goes (a few microseconds for a range scan's 100
+ * rows), so open() stays short whatever --cycles says. */
+#define DB_EXPECT_CYCLES 256
+
+/* The answer operation (cycle, op) with parameters p must bring. */
+static void expected_for(const struct db_state *d, unsigned op, const struct db_params *p,
+                         struct db_answer *out) {
+    unsigned pat = op / DB_OPS_PER_PATTERN;
+    if (db_pattern_recorded(pat))
+        *out = d->rec[pat * (d->sizes.agents + 1) + (size_t)p->a];
+    else
+        db_expected_answer(d->seed, &d->sizes, pat, p, out);
+}
 
 static void db_close(void *p) {
     struct db_state *d = p;
     if (!d)
         return;
     for (int i = 0; i < DB_NPATTERNS; i++)
-        if (d->s[i].st)
-            mysql_stmt_close(d->s[i].st);
+        db_stmt_close(&d->s[i]);
     if (d->m)
         mysql_close(d->m);
+    free(d->expect);
+    free(d->rec);
     free(d);
 }
 
@@ -117,62 +126,60 @@ static int check_meta(struct db_state *d, const struct config *cfg, char *err, s
     return 0;
 }
 
-/* Prepare one pattern and bind integers as integers and everything else as
- * text into fixed buffers, so fetching needs nothing from us. */
-static int prepare_stmt(struct db_state *d, int i, char *err, size_t len) {
-    struct stmt *s = &d->s[i];
-    s->st = mysql_stmt_init(d->m);
-    if (!s->st || mysql_stmt_prepare(s->st, db_pattern_sql[i], strlen(db_pattern_sql[i]))) {
-        snprintf(err, len, "MariaDB at %s: preparing the %s query: %s (run ./harness prepare)",
-                 d->where, db_pattern_names[i], s->st ? mysql_stmt_error(s->st) : "no memory");
-        return -1;
+/* The expected answer of every operation this worker will run: point and
+ * range from the generator, the per-agent patterns from aops_answers. */
+static int load_expected(struct db_state *d, const struct config *cfg, char *err, size_t len) {
+    size_t nagents = (size_t)d->sizes.agents;
+    d->rec = calloc(DB_NPATTERNS * (nagents + 1), sizeof *d->rec);
+    unsigned char *have = calloc(DB_NPATTERNS * (nagents + 1), 1);
+    d->nexp = d->cycles < DB_EXPECT_CYCLES ? d->cycles : DB_EXPECT_CYCLES;
+    d->expect = calloc((size_t)d->nexp * DB_NPATTERNS * DB_OPS_PER_PATTERN, sizeof *d->expect);
+    MYSQL_RES *res = NULL;
+    int rc = -1;
+    if (!d->rec || !have || !d->expect) {
+        snprintf(err, len, "out of memory");
+        goto out;
     }
-    for (int k = 0; k < db_pattern_nparams[i]; k++) {
-        s->param[k].buffer_type = MYSQL_TYPE_LONGLONG;
-        s->param[k].buffer = &s->pval[k];
+    if (mysql_query(d->m, "SELECT pattern, param, nrows, checksum FROM aops_answers") ||
+        !(res = mysql_store_result(d->m))) {
+        snprintf(err, len,
+                 "database '%s' at %s has no recorded answers (%s): run ./harness prepare "
+                 "--force",
+                 db_opts(cfg)->name, d->where, mysql_error(d->m));
+        goto out;
     }
-    if (mysql_stmt_bind_param(s->st, s->param)) {
-        snprintf(err, len, "MariaDB: binding the %s query: %s", db_pattern_names[i],
-                 mysql_stmt_error(s->st));
-        return -1;
+    MYSQL_ROW row;
+    while ((row = mysql_fetch_row(res))) {
+        unsigned pat = row[0] ? (unsigned)atoi(row[0]) : DB_NPATTERNS;
+        unsigned long long param = row[1] ? strtoull(row[1], NULL, 10) : 0;
+        if (pat >= DB_NPATTERNS || param < 1 || param > nagents || !row[2] || !row[3])
+            continue;
+        size_t i = pat * (nagents + 1) + param;
+        d->rec[i] = (struct db_answer){strtoull(row[2], NULL, 10), strtoull(row[3], NULL, 10)};
+        have[i] = 1;
     }
-    MYSQL_RES *meta = mysql_stmt_result_metadata(s->st);
-    unsigned n = meta ? mysql_num_fields(meta) : 0;
-    if (!meta || n > MAX_COLS) {
-        snprintf(err, len, "MariaDB: the %s query returns %u columns, expected 1 to %d",
-                 db_pattern_names[i], n, MAX_COLS);
-        if (meta)
-            mysql_free_result(meta);
-        return -1;
-    }
-    MYSQL_FIELD *f = mysql_fetch_fields(meta);
-    for (unsigned c = 0; c < n; c++) {
-        MYSQL_BIND *b = &s->col[c];
-        switch (f[c].type) {
-        case MYSQL_TYPE_TINY:
-        case MYSQL_TYPE_SHORT:
-        case MYSQL_TYPE_LONG:
-        case MYSQL_TYPE_INT24:
-        case MYSQL_TYPE_LONGLONG:
-            b->buffer_type = MYSQL_TYPE_LONGLONG;
-            b->buffer = &s->ival[c];
-            break;
-        default:
-            b->buffer_type = MYSQL_TYPE_STRING;
-            b->buffer = s->sval[c];
-            b->buffer_length = STRBUF;
+    for (unsigned pat = 0; pat < DB_NPATTERNS; pat++)
+        for (size_t a = 1; db_pattern_recorded(pat) && a <= nagents; a++)
+            if (!have[pat * (nagents + 1) + a]) {
+                snprintf(err, len,
+                         "database '%s' at %s has no recorded answer for the %s query of agent "
+                         "%zu: run ./harness prepare --force",
+                         db_opts(cfg)->name, d->where, db_pattern_names[pat], a);
+                goto out;
+            }
+    for (unsigned c = 0; c < d->nexp; c++)
+        for (unsigned op = 0; op < DB_NPATTERNS * DB_OPS_PER_PATTERN; op++) {
+            struct db_params prm;
+            db_params_for(d->seed, d->worker, c, op, &d->sizes, &prm);
+            expected_for(d, op, &prm,
+                         &d->expect[(size_t)c * DB_NPATTERNS * DB_OPS_PER_PATTERN + op]);
         }
-        b->length = &s->len[c];
-        b->is_null = &s->isnull[c];
-        b->error = &s->error[c];
-    }
-    mysql_free_result(meta);
-    if (mysql_stmt_bind_result(s->st, s->col)) {
-        snprintf(err, len, "MariaDB: binding the %s results: %s", db_pattern_names[i],
-                 mysql_stmt_error(s->st));
-        return -1;
-    }
-    return 0;
+    rc = 0;
+out:
+    if (res)
+        mysql_free_result(res);
+    free(have);
+    return rc;
 }
 
 static void *db_open(const struct config *cfg, unsigned worker, char *err, size_t len) {
@@ -183,13 +190,17 @@ static void *db_open(const struct config *cfg, unsigned worker, char *err, size_
     }
     d->seed = cfg->seed;
     d->worker = worker;
+    d->cycles = cfg->cycles ? cfg->cycles : 1;
+    d->verify = !cfg->no_verify;
     db_sizes_for(cfg->profile, &d->sizes);
     db_where(cfg, d->where, sizeof d->where);
     d->m = db_connect(cfg, 0, err, len);
     if (!d->m || check_meta(d, cfg, err, len) < 0)
         goto fail;
+    if (d->verify && load_expected(d, cfg, err, len) < 0)
+        goto fail;
     for (int i = 0; i < DB_NPATTERNS; i++)
-        if (prepare_stmt(d, i, err, len) < 0)
+        if (db_stmt_prepare(d->m, (unsigned)i, &d->s[i], d->where, err, len) < 0)
             goto fail;
     return d;
 fail:
@@ -199,7 +210,7 @@ fail:
 
 /* A failed statement: a dead connection stops the worker, anything else is
  * one error and the connection goes on (its pending rows dropped). */
-static int fail_op(struct db_state *d, struct stmt *s, unsigned pattern, struct op_result *res) {
+static int fail_op(struct db_state *d, struct db_stmt *s, unsigned pattern, struct op_result *res) {
     unsigned e = mysql_stmt_errno(s->st);
     if (e == CR_SERVER_GONE_ERROR || e == CR_SERVER_LOST || e == CR_SERVER_LOST_EXTENDED) {
         res->fatal = 1;
@@ -227,20 +238,36 @@ static int db_run(void *p, unsigned cycle, unsigned op, struct op_result *res) {
         snprintf(res->err, sizeof res->err, "db operation %u out of range", op);
         return -1;
     }
-    struct stmt *s = &d->s[pattern];
+    struct db_stmt *s = &d->s[pattern];
     struct db_params prm;
     db_params_for(d->seed, d->worker, cycle, op, &d->sizes, &prm);
     s->pval[0] = prm.a;
     s->pval[1] = prm.b;
-    if (mysql_stmt_execute(s->st))
-        return fail_op(d, s, pattern, res);
     uint64_t rows = 0;
-    int rc;
-    while ((rc = mysql_stmt_fetch(s->st)) == 0 || rc == MYSQL_DATA_TRUNCATED)
-        rows++;
-    if (rc != MYSQL_NO_DATA)
+    struct db_answer got;
+    if (db_stmt_answer(s, d->verify ? &got : NULL, &rows) != 0)
         return fail_op(d, s, pattern, res);
     res->count[DB_COUNT_ROWS] = rows;
+    if (d->verify) {
+        struct db_answer later;
+        const struct db_answer *want =
+            cycle < d->nexp ? &d->expect[(size_t)cycle * DB_NPATTERNS * DB_OPS_PER_PATTERN + op]
+                            : (expected_for(d, op, &prm, &later), &later);
+        if (got.rows != want->rows || got.sum != want->sum) {
+            snprintf(res->err, sizeof res->err,
+                     "MariaDB: wrong answer from the %s query (%s %lld): %llu rows, checksum "
+                     "%016llx; expected %llu rows, %016llx (the data changed since prepare: run "
+                     "./harness prepare --force)",
+                     db_pattern_names[pattern],
+                     pattern == DB_POINT   ? "session"
+                     : pattern == DB_RANGE ? "events from"
+                                           : "agent",
+                     prm.a, (unsigned long long)got.rows, (unsigned long long)got.sum,
+                     (unsigned long long)want->rows, (unsigned long long)want->sum);
+            return -1;
+        }
+        return 0;
+    }
     if (rows == 0) {
         snprintf(res->err, sizeof res->err,
                  "MariaDB: the %s query returned no rows for %lld although the data holds "
@@ -328,6 +355,49 @@ done:
     return n;
 }
 
+/* provenance: the client library as loaded, the digest of the recorded
+ * answers, and how answers are checked. */
+static json_t *db_provenance(const struct config *cfg) {
+    json_t *libs = json_pack("{s:s}", "libmariadb", mysql_get_client_info());
+    char err[512] = "";
+    json_t *data = NULL;
+    MYSQL *m = db_connect(cfg, 0, err, sizeof err);
+    MYSQL_RES *res = NULL;
+    if (m &&
+        !mysql_query(m, "SELECT pattern, param, nrows, checksum FROM aops_answers ORDER BY "
+                        "pattern, param") &&
+        (res = mysql_store_result(m))) {
+        char *text = NULL;
+        size_t tlen = 0;
+        FILE *f = open_memstream(&text, &tlen);
+        MYSQL_ROW row;
+        uint64_t n = 0;
+        while (f && (row = mysql_fetch_row(res)))
+            n++, fprintf(f, "%s %s %s %s\n", row[0], row[1], row[2], row[3]);
+        if (f && fclose(f) == 0) {
+            char sha[SHA256_HEX];
+            sha256_hex(text, tlen, sha);
+            data = json_pack("{s:s, s:I, s:s}", "sha256", sha, "answers", (json_int_t)n, "of",
+                             "aops_answers: pattern param nrows checksum, one per line");
+        }
+        free(text);
+    } else if (m)
+        snprintf(err, sizeof err, "aops_answers: %s", mysql_error(m));
+    if (res)
+        mysql_free_result(res);
+    if (m)
+        mysql_close(m);
+    json_t *ver =
+        cfg->no_verify ? json_pack("{s:b, s:s}", "verified", 0, "why", "--no-verify")
+        : data         ? json_pack("{s:b, s:s}", "verified", 1, "how",
+                                   "each query's row count and order-independent row checksum against "
+                                           "the data's answer (point and range made again from the generator, "
+                                           "the per-agent patterns as prepare recorded them)")
+                       : json_pack("{s:b, s:s}", "verified", 0, "why", err);
+    return json_pack("{s:o, s:{s:o}, s:o}", "libraries", libs, "data", "db_answers",
+                     data ? data : json_pack("{s:s}", "error", err), "verification", ver);
+}
+
 #define F(field) offsetof(struct db_opts, field), sizeof(((struct db_opts *)0)->field)
 static const struct opt_row db_rows[] = {
     {"db-host", OPT_STR, F(host), 0, 0, "127.0.0.1", NULL, "MARIADB_HOST", 0, NULL, "MariaDB host"},
@@ -369,4 +439,5 @@ const struct workload db_workload = {
     .server_locate = db_server_locate,
     .server_count = db_server_count,
     .cold_start = db_cold_start,
+    .provenance = db_provenance,
 };

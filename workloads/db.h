@@ -6,7 +6,15 @@
  * The store reads like an agent platform's: `sessions` (one per agent
  * conversation) and `events` (one per tool call), plus `aops_meta` recording
  * the schema version, seed and row counts so prepare is idempotent and open()
- * can tell a run whose data does not match its options. */
+ * can tell a run whose data does not match its options.
+ *
+ * Every answer is checked: a query's answer is its row count and an
+ * order-independent checksum of its rows (the sum of a hash of each row's
+ * values as the client receives them). The expected answer of a point
+ * lookup or range scan is made from the generator (any row can be made on
+ * its own); those of the per-agent patterns (aggregate, ordered, distinct:
+ * a few thousand at full size) are computed by prepare, which runs each
+ * once after loading, and kept in aops_answers with the data. */
 #ifndef AOPS_DB_H
 #define AOPS_DB_H
 
@@ -16,7 +24,9 @@
 
 #include "../common/config.h"
 
-#define DB_SCHEMA_VERSION 1
+/* 2: rows made from (seed, table, id) alone, so any row can be made again
+ * to check an answer; aops_answers. */
+#define DB_SCHEMA_VERSION 2
 #define DB_NPATTERNS 5
 #define DB_OPS_PER_PATTERN 10
 #define DB_RANGE_ROWS 100 /* events per range scan: created_at is one per second */
@@ -82,6 +92,85 @@ void db_where(const struct config *cfg, char *buf, size_t len);
 
 /* db_schema.c: `harness prepare` for the db workload. */
 int db_prepare(const struct config *cfg, char *err, size_t errlen);
+
+/* One row of each table, made from the seed and its id alone (prepare loads
+ * exactly these). */
+struct db_session {
+    uint64_t id, agent, user;
+    unsigned status, tokens;
+    long long started; /* epoch seconds */
+    char title[32];
+};
+struct db_event {
+    uint64_t id, session, agent;
+    unsigned kind, latency, bytes;
+    const char *tool;
+    long long created; /* epoch seconds */
+    char args[96];
+};
+#define DB_EPOCH 1735689600LL /* 2025-01-01 00:00:00 UTC, the TIMESTAMP in the range query */
+void db_session_row(uint64_t seed, const struct db_sizes *s, uint64_t id, struct db_session *out);
+void db_event_row(uint64_t seed, const struct db_sizes *s, uint64_t id, struct db_event *out);
+
+/* An answer: rows, and the sum of their hashes (order-independent). A row's
+ * hash: db_row_begin(), a db_cell_* per column in order, db_row_end(). */
+struct db_answer {
+    uint64_t rows, sum;
+};
+static inline uint64_t db_mix(uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+static inline uint64_t db_row_begin(void) {
+    return 0x243f6a8885a308d3ULL;
+}
+static inline uint64_t db_cell_int(uint64_t h, long long v) {
+    return db_mix(h ^ (uint64_t)v) + 0x9e3779b97f4a7c15ULL;
+}
+static inline uint64_t db_cell_str(uint64_t h, const char *s, size_t n) {
+    uint64_t f = 0xcbf29ce484222325ULL ^ n;
+    for (size_t i = 0; i < n; i++)
+        f = (f ^ (unsigned char)s[i]) * 0x100000001b3ULL;
+    return db_mix(h ^ f ^ 0x5bd1e9955bd1e995ULL) + 0x9e3779b97f4a7c15ULL;
+}
+static inline void db_row_end(struct db_answer *a, uint64_t h) {
+    a->rows++;
+    a->sum += db_mix(h);
+}
+
+/* The answer the data holds for a point lookup or range scan with p. */
+void db_expected_answer(uint64_t seed, const struct db_sizes *s, unsigned pattern,
+                        const struct db_params *p, struct db_answer *out);
+
+/* One prepared pattern and the buffers its parameters and columns land in
+ * (db.c runs them in the measured loop; db_schema.c to record answers). */
+#define DB_MAX_COLS 6
+#define DB_STRBUF 256
+struct db_stmt {
+    MYSQL_STMT *st;
+    MYSQL_BIND param[2];
+    long long pval[2];
+    MYSQL_BIND col[DB_MAX_COLS];
+    unsigned ncols;
+    int is_int[DB_MAX_COLS];
+    long long ival[DB_MAX_COLS];
+    char sval[DB_MAX_COLS][DB_STRBUF];
+    unsigned long len[DB_MAX_COLS];
+    my_bool isnull[DB_MAX_COLS], error[DB_MAX_COLS];
+};
+/* Prepare pattern i on m and bind it; 0, or -1 with err (where: for it). */
+int db_stmt_prepare(MYSQL *m, unsigned pattern, struct db_stmt *s, const char *where, char *err,
+                    size_t errlen);
+/* Execute with the parameters in s->pval and fetch every row, into *a when
+ * a is not NULL (else only counted). 0, or -1 (the statement's error). */
+int db_stmt_answer(struct db_stmt *s, struct db_answer *a, uint64_t *rows);
+void db_stmt_close(struct db_stmt *s);
+
+/* The per-agent patterns whose answers prepare records in aops_answers. */
+static inline int db_pattern_recorded(unsigned pattern) {
+    return pattern == DB_AGGREGATE || pattern == DB_ORDERED || pattern == DB_DISTINCT;
+}
 
 /* "point", "range", ... : a pattern's name in result.json. */
 extern const char *const db_pattern_names[DB_NPATTERNS];

@@ -4,9 +4,14 @@
  * Rows go in as multi-row INSERTs in primary-key order into tables without
  * secondary indexes, and the indexes the five patterns need are built once
  * at the end (far faster than maintaining them row by row at millions of
- * rows). aops_meta records the schema version, profile, seed and row
- * counts, with `complete` written last: a prepare that matches is a no-op,
- * an interrupted one is redone, and --force always rebuilds. */
+ * rows). Each row is made from (seed, table, id) alone (db_util.c), so a
+ * worker can make again the rows a point lookup or range scan must return.
+ * The per-agent patterns' answers are recorded once the data is in: each
+ * such query runs once per agent through the same prepared statements the
+ * workers use, and its rows and checksum go into aops_answers. aops_meta
+ * records the schema version, profile, seed and row counts, with `complete`
+ * written last: a prepare that matches is a no-op, an interrupted one is
+ * redone, and --force always rebuilds. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,17 +23,13 @@
 
 #define BATCH 2000
 #define ROWMAX 320
-#define EPOCH 1735689600LL /* 2025-01-01 00:00:00 UTC, the TIMESTAMP in the range query */
-
-static const char *const tools[16] = {
-    "read_file", "write_file", "grep",    "list_dir", "http_get",  "sql_query",
-    "run_tests", "git_diff",   "git_log", "search",   "fetch_doc", "summarize",
-    "embed",     "s3_get",     "s3_put",  "shell",
-};
 
 static const char *const schema[] = {
-    "DROP TABLE IF EXISTS events, sessions, aops_meta",
+    "DROP TABLE IF EXISTS events, sessions, aops_meta, aops_answers",
     "CREATE TABLE aops_meta (k VARCHAR(64) PRIMARY KEY, v VARCHAR(255) NOT NULL)",
+    "CREATE TABLE aops_answers (pattern TINYINT UNSIGNED NOT NULL, param BIGINT NOT NULL, "
+    "nrows BIGINT UNSIGNED NOT NULL, checksum BIGINT UNSIGNED NOT NULL, PRIMARY KEY (pattern, "
+    "param)) ENGINE=InnoDB",
     "CREATE TABLE sessions (id BIGINT UNSIGNED PRIMARY KEY, agent_id INT UNSIGNED NOT NULL, "
     "user_id INT UNSIGNED NOT NULL, status TINYINT UNSIGNED NOT NULL, tokens INT UNSIGNED NOT "
     "NULL, started_at DATETIME NOT NULL, title VARCHAR(64) NOT NULL) ENGINE=InnoDB",
@@ -133,44 +134,75 @@ static int load(MYSQL *m, const struct config *cfg, const struct db_sizes *sz, c
         return -1;
     }
     char row[ROWMAX], when[32];
-    struct rng r;
     int rc = 0;
 
-    rng_seed(&r, cfg->seed, 0xdbULL, 1);
     l.head = "INSERT INTO sessions VALUES ";
     for (uint64_t i = 1; i <= sz->sessions && rc == 0; i++) {
-        datetime(EPOCH + (long long)i * 4, when, sizeof when);
-        snprintf(row, sizeof row,
-                 "(%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%u,'%s','session-%016" PRIx64 "')", i,
-                 1 + (i - 1) % sz->agents, 1 + rng_below(&r, sz->users), (unsigned)rng_below(&r, 4),
-                 (unsigned)rng_below(&r, 200000), when, rng_next(&r));
+        struct db_session r;
+        db_session_row(cfg->seed, sz, i, &r);
+        datetime(r.started, when, sizeof when);
+        snprintf(row, sizeof row, "(%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%u,'%s','%s')", r.id,
+                 r.agent, r.user, r.status, r.tokens, when, r.title);
         rc = add_row(&l, row, err, errlen);
         progress(cfg, "sessions", i, sz->sessions);
     }
     if (rc == 0)
         rc = flush(&l, err, errlen);
 
-    rng_seed(&r, cfg->seed, 0xdbULL, 2);
     l.head = "INSERT INTO events VALUES ";
     for (uint64_t i = 1; i <= sz->events && rc == 0; i++) {
-        uint64_t session = 1 + rng_below(&r, sz->sessions);
-        unsigned kind = (unsigned)rng_below(&r, DB_NKINDS);
-        const char *tool = tools[rng_below(&r, 16)];
-        unsigned latency = 1 + (unsigned)rng_below(&r, 5000);
-        unsigned bytes = (unsigned)rng_below(&r, 1u << 20);
-        uint64_t h = rng_next(&r);
-        datetime(EPOCH + (long long)i, when, sizeof when);
-        snprintf(row, sizeof row,
-                 "(%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,'%s',%u,%u,'%s','{\"path\":\"src/%04x/"
-                 "%08x.c\",\"line\":%u}')",
-                 i, session, 1 + (session - 1) % sz->agents, kind, tool, latency, bytes, when,
-                 (unsigned)(h >> 48), (unsigned)(h >> 16), (unsigned)(h & 0xffff) % 4000 + 1);
+        struct db_event e;
+        db_event_row(cfg->seed, sz, i, &e);
+        datetime(e.created, when, sizeof when);
+        snprintf(row, sizeof row, "(%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,'%s',%u,%u,'%s','%s')",
+                 e.id, e.session, e.agent, e.kind, e.tool, e.latency, e.bytes, when, e.args);
         rc = add_row(&l, row, err, errlen);
         progress(cfg, "events", i, sz->events);
     }
     if (rc == 0)
         rc = flush(&l, err, errlen);
     free(l.sql);
+    return rc;
+}
+
+/* aops_answers: each per-agent pattern run once per agent, its answer
+ * hashed as a worker hashes it (the same prepared statement). */
+static int record_answers(MYSQL *m, const struct config *cfg, const struct db_sizes *sz,
+                          const char *where, char *err, size_t errlen) {
+    struct loader l = {
+        .m = m, .cap = (size_t)BATCH * 96 + 256, .head = "INSERT INTO aops_answers VALUES "};
+    l.sql = malloc(l.cap);
+    if (!l.sql) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    int rc = 0;
+    for (unsigned pat = 0; pat < DB_NPATTERNS && rc == 0; pat++) {
+        if (!db_pattern_recorded(pat))
+            continue;
+        struct db_stmt st;
+        rc = db_stmt_prepare(m, pat, &st, where, err, errlen);
+        for (uint64_t agent = 1; agent <= sz->agents && rc == 0; agent++) {
+            struct db_answer a;
+            uint64_t rows;
+            st.pval[0] = (long long)agent;
+            if (db_stmt_answer(&st, &a, &rows) != 0) {
+                snprintf(err, errlen, "MariaDB prepare: recording the %s answers: %s",
+                         db_pattern_names[pat], mysql_stmt_error(st.st));
+                rc = -1;
+                break;
+            }
+            char row[96];
+            snprintf(row, sizeof row, "(%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ")", pat, agent,
+                     a.rows, a.sum);
+            rc = add_row(&l, row, err, errlen);
+        }
+        db_stmt_close(&st);
+    }
+    if (rc == 0)
+        rc = flush(&l, err, errlen);
+    free(l.sql);
+    (void)cfg;
     return rc;
 }
 
@@ -226,6 +258,8 @@ int db_prepare(const struct config *cfg, char *err, size_t errlen) {
     }
     if (rc == 0)
         rc = exec(m, "ANALYZE TABLE sessions, events", err, errlen);
+    if (rc == 0)
+        rc = record_answers(m, cfg, &sz, where, err, errlen);
     if (rc == 0) /* last: a prepare cut short before this is redone */
         rc = exec(m, "INSERT INTO aops_meta VALUES ('complete','1')", err, errlen);
     if (rc == 0 && !cfg->quiet)

@@ -159,3 +159,164 @@ MYSQL *db_connect(const struct config *cfg, int for_prepare, char *err, size_t e
     }
     return m;
 }
+
+/* ---- the rows, from (seed, table, id) alone ---- */
+
+static const char *const tools[16] = {
+    "read_file", "write_file", "grep",    "list_dir", "http_get",  "sql_query",
+    "run_tests", "git_diff",   "git_log", "search",   "fetch_doc", "summarize",
+    "embed",     "s3_get",     "s3_put",  "shell",
+};
+
+void db_session_row(uint64_t seed, const struct db_sizes *s, uint64_t id, struct db_session *out) {
+    struct rng r;
+    rng_seed(&r, seed, 0xdb0001ULL, id);
+    out->id = id;
+    out->agent = 1 + (id - 1) % s->agents;
+    out->user = 1 + rng_below(&r, s->users);
+    out->status = (unsigned)rng_below(&r, 4);
+    out->tokens = (unsigned)rng_below(&r, 200000);
+    out->started = DB_EPOCH + (long long)id * 4;
+    snprintf(out->title, sizeof out->title, "session-%016llx", (unsigned long long)rng_next(&r));
+}
+
+void db_event_row(uint64_t seed, const struct db_sizes *s, uint64_t id, struct db_event *out) {
+    struct rng r;
+    rng_seed(&r, seed, 0xdb0002ULL, id);
+    out->id = id;
+    out->session = 1 + rng_below(&r, s->sessions);
+    out->agent = 1 + (out->session - 1) % s->agents;
+    out->kind = (unsigned)rng_below(&r, DB_NKINDS);
+    out->tool = tools[rng_below(&r, 16)];
+    out->latency = 1 + (unsigned)rng_below(&r, 5000);
+    out->bytes = (unsigned)rng_below(&r, 1u << 20);
+    uint64_t h = rng_next(&r);
+    out->created = DB_EPOCH + (long long)id;
+    snprintf(out->args, sizeof out->args, "{\"path\":\"src/%04x/%08x.c\",\"line\":%u}",
+             (unsigned)(h >> 48), (unsigned)(h >> 16), (unsigned)(h & 0xffff) % 4000 + 1);
+}
+
+/* The columns each query selects, hashed as the client binds them:
+ * integers as integers, text as its bytes. */
+void db_expected_answer(uint64_t seed, const struct db_sizes *s, unsigned pattern,
+                        const struct db_params *p, struct db_answer *out) {
+    out->rows = out->sum = 0;
+    if (pattern == DB_POINT) {
+        struct db_session r;
+        db_session_row(seed, s, (uint64_t)p->a, &r);
+        uint64_t h = db_row_begin();
+        h = db_cell_int(h, (long long)r.id);
+        h = db_cell_int(h, (long long)r.agent);
+        h = db_cell_int(h, (long long)r.user);
+        h = db_cell_int(h, r.status);
+        h = db_cell_int(h, r.tokens);
+        h = db_cell_str(h, r.title, strlen(r.title));
+        db_row_end(out, h);
+    } else if (pattern == DB_RANGE) {
+        for (long long id = p->a; id <= p->b; id++) {
+            struct db_event e;
+            db_event_row(seed, s, (uint64_t)id, &e);
+            uint64_t h = db_row_begin();
+            h = db_cell_int(h, (long long)e.id);
+            h = db_cell_int(h, (long long)e.session);
+            h = db_cell_int(h, e.kind);
+            h = db_cell_str(h, e.tool, strlen(e.tool));
+            h = db_cell_int(h, e.latency);
+            db_row_end(out, h);
+        }
+    }
+}
+
+/* ---- prepared patterns ---- */
+
+int db_stmt_prepare(MYSQL *m, unsigned i, struct db_stmt *s, const char *where, char *err,
+                    size_t len) {
+    memset(s, 0, sizeof *s);
+    s->st = mysql_stmt_init(m);
+    if (!s->st || mysql_stmt_prepare(s->st, db_pattern_sql[i], strlen(db_pattern_sql[i]))) {
+        snprintf(err, len, "MariaDB at %s: preparing the %s query: %s (run ./harness prepare)",
+                 where, db_pattern_names[i], s->st ? mysql_stmt_error(s->st) : "no memory");
+        return -1;
+    }
+    for (int k = 0; k < db_pattern_nparams[i]; k++) {
+        s->param[k].buffer_type = MYSQL_TYPE_LONGLONG;
+        s->param[k].buffer = &s->pval[k];
+    }
+    if (mysql_stmt_bind_param(s->st, s->param)) {
+        snprintf(err, len, "MariaDB: binding the %s query: %s", db_pattern_names[i],
+                 mysql_stmt_error(s->st));
+        return -1;
+    }
+    MYSQL_RES *meta = mysql_stmt_result_metadata(s->st);
+    unsigned n = meta ? mysql_num_fields(meta) : 0;
+    if (!meta || n > DB_MAX_COLS) {
+        snprintf(err, len, "MariaDB: the %s query returns %u columns, expected 1 to %d",
+                 db_pattern_names[i], n, DB_MAX_COLS);
+        if (meta)
+            mysql_free_result(meta);
+        return -1;
+    }
+    /* Integers as integers, everything else as text into fixed buffers, so
+     * fetching needs nothing from us. */
+    MYSQL_FIELD *f = mysql_fetch_fields(meta);
+    s->ncols = n;
+    for (unsigned c = 0; c < n; c++) {
+        MYSQL_BIND *b = &s->col[c];
+        switch (f[c].type) {
+        case MYSQL_TYPE_TINY:
+        case MYSQL_TYPE_SHORT:
+        case MYSQL_TYPE_LONG:
+        case MYSQL_TYPE_INT24:
+        case MYSQL_TYPE_LONGLONG:
+            b->buffer_type = MYSQL_TYPE_LONGLONG;
+            b->buffer = &s->ival[c];
+            s->is_int[c] = 1;
+            break;
+        default:
+            b->buffer_type = MYSQL_TYPE_STRING;
+            b->buffer = s->sval[c];
+            b->buffer_length = DB_STRBUF;
+        }
+        b->length = &s->len[c];
+        b->is_null = &s->isnull[c];
+        b->error = &s->error[c];
+    }
+    mysql_free_result(meta);
+    if (mysql_stmt_bind_result(s->st, s->col)) {
+        snprintf(err, len, "MariaDB: binding the %s results: %s", db_pattern_names[i],
+                 mysql_stmt_error(s->st));
+        return -1;
+    }
+    return 0;
+}
+
+int db_stmt_answer(struct db_stmt *s, struct db_answer *a, uint64_t *rows) {
+    *rows = 0;
+    if (a)
+        a->rows = a->sum = 0;
+    if (mysql_stmt_execute(s->st))
+        return -1;
+    int rc;
+    while ((rc = mysql_stmt_fetch(s->st)) == 0 || rc == MYSQL_DATA_TRUNCATED) {
+        ++*rows;
+        if (!a)
+            continue;
+        uint64_t h = db_row_begin();
+        for (unsigned c = 0; c < s->ncols; c++) {
+            if (s->isnull[c])
+                h = db_cell_str(h, "\0NULL", 5);
+            else if (s->is_int[c])
+                h = db_cell_int(h, s->ival[c]);
+            else
+                h = db_cell_str(h, s->sval[c], s->len[c] < DB_STRBUF ? s->len[c] : DB_STRBUF);
+        }
+        db_row_end(a, h);
+    }
+    return rc == MYSQL_NO_DATA ? 0 : -1;
+}
+
+void db_stmt_close(struct db_stmt *s) {
+    if (s->st)
+        mysql_stmt_close(s->st);
+    s->st = NULL;
+}

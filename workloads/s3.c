@@ -8,12 +8,20 @@
  * requests, that the endpoint answers, the credentials are accepted and the
  * data set is there, so a run never starts against a store that will fail
  * it. run() only performs: the body is counted in the write callback and
- * dropped, never copied. */
+ * dropped, never copied.
+ *
+ * Every answer is verified (unless --no-verify): open() reads the worker's
+ * section of the objects manifest prepare wrote (s3_manifest.c), each GET
+ * asks for the stored checksum (x-amz-checksum-mode: ENABLED), the write
+ * callback runs CRC-32C over the body as it streams in (hardware CRC,
+ * common/crc32c.c), and a body whose CRC differs from the manifest's, or
+ * from the server's own header, is an error. */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/crc32c.h"
 #include "minio_metrics.h"
 #include "s3_util.h"
 #include "stack_state.h"
@@ -25,10 +33,15 @@ struct s3_state {
     struct curl_slist *headers;
     char (*url)[S3_URLLEN]; /* one per op */
     uint64_t size[S3_NCLASSES];
-    unsigned dw; /* data worker: whose object set we read */
+    unsigned dw;          /* data worker: whose object set we read */
+    int verify;           /* check every body's CRC-32C */
+    int sums;             /* the server keeps checksums: a GET must bring its own */
+    unsigned nknown;      /* objects the manifest lists (all S3_OPS in a run) */
+    uint32_t crc[S3_OPS]; /* each object's CRC-32C, from the manifest */
 
     /* Per request, reset by perform(). */
     uint64_t got;
+    uint32_t body_crc;
     long status;
     size_t errlen;
     char errbody[1024]; /* the start of an error response, for its <Code> */
@@ -47,6 +60,8 @@ static size_t on_body(char *p, size_t sz, size_t n, void *ud) {
         st->errlen += k;
     }
     st->got += len;
+    if (st->verify)
+        st->body_crc = crc32c(st->body_crc, p, len);
     return len;
 }
 
@@ -102,7 +117,8 @@ static int check_object(struct s3_state *st, unsigned op, char *err, size_t len)
     return 0;
 }
 
-void *s3_client_open(const struct config *cfg, unsigned worker, char *err, size_t len) {
+static struct s3_state *client_base(const struct config *cfg, unsigned worker, char *err,
+                                    size_t len) {
     if (s3_check_config(cfg, err, len) < 0)
         return NULL;
     struct s3_state *st = calloc(1, sizeof *st);
@@ -133,8 +149,39 @@ void *s3_client_open(const struct config *cfg, unsigned worker, char *err, size_
     return st;
 }
 
+/* Verification on: the worker's CRCs from the objects manifest, and every
+ * GET asking for the stored checksum. bench/s3 prepares fewer objects than
+ * a cycle reads: what is listed is taken. 0, or -1 with err. */
+static int load_manifest(struct s3_state *st, char *err, size_t len) {
+    st->verify = !st->cfg->no_verify;
+    if (!st->verify)
+        return 0;
+    struct s3_manifest_info mi;
+    if (s3_manifest_load_worker(st->cfg, st->dw, S3_OPS, st->crc, &mi, err, len) < 0)
+        return -1;
+    st->nknown = mi.ops < S3_OPS ? mi.ops : S3_OPS;
+    st->sums = mi.sums;
+    struct curl_slist *h = curl_slist_append(st->headers, "x-amz-checksum-mode: ENABLED");
+    if (!h) {
+        snprintf(err, len, "s3: out of memory");
+        return -1;
+    }
+    st->headers = h;
+    curl_easy_setopt(st->h, CURLOPT_HTTPHEADER, st->headers);
+    return 0;
+}
+
+void *s3_client_open(const struct config *cfg, unsigned worker, char *err, size_t len) {
+    struct s3_state *st = client_base(cfg, worker, err, len);
+    if (st && load_manifest(st, err, len) < 0) {
+        s3_close(st);
+        return NULL;
+    }
+    return st;
+}
+
 static void *s3_open(const struct config *cfg, unsigned worker, char *err, size_t len) {
-    struct s3_state *st = s3_client_open(cfg, worker, err, len);
+    struct s3_state *st = client_base(cfg, worker, err, len);
     if (!st)
         return NULL;
 
@@ -162,7 +209,57 @@ static void *s3_open(const struct config *cfg, unsigned worker, char *err, size_
         }
     }
     curl_easy_setopt(st->h, CURLOPT_HTTPGET, 1L);
+    /* After the checks above, whose messages name what is missing. */
+    if (load_manifest(st, err, len) < 0 ||
+        (st->verify && st->nknown < S3_OPS &&
+         snprintf(err, len,
+                  "the objects manifest lists %u of the %d objects a cycle reads: run ./harness "
+                  "prepare --profile %s",
+                  st->nknown, S3_OPS, profile_name(cfg->profile)))) {
+        s3_close(st);
+        return NULL;
+    }
     return st;
+}
+
+/* The body's CRC-32C against the manifest's, and the server's checksum of
+ * the object (x-amz-checksum-crc32c; for a multipart object, whose header
+ * is a composite "...-N", the whole object's from x-amz-meta-aops-crc32c)
+ * against both. */
+static int verify_body(struct s3_state *st, unsigned op, struct op_result *res) {
+    char key[S3_KEYLEN];
+    if (op >= st->nknown || st->body_crc != st->crc[op]) {
+        s3_key(key, sizeof key, st->cfg->profile, st->dw, op);
+        snprintf(res->err, sizeof res->err,
+                 op >= st->nknown ? "GET %s: not in the objects manifest (run ./harness prepare)"
+                                  : "GET %s: checksum error: the body's CRC-32C is %08x, the "
+                                    "objects manifest says %08x (the object changed since "
+                                    "prepare)",
+                 key, st->body_crc, op < st->nknown ? st->crc[op] : 0);
+        return -1;
+    }
+    struct curl_header *hh;
+    uint32_t server;
+    const char *why = NULL;
+    if (curl_easy_header(st->h, "x-amz-checksum-crc32c", 0, CURLH_HEADER, -1, &hh) != CURLHE_OK) {
+        if (st->sums)
+            why = "no x-amz-checksum-crc32c in the answer, though the object was stored with one";
+    } else if (strchr(hh->value, '-')) {
+        if (curl_easy_header(st->h, "x-amz-meta-aops-crc32c", 0, CURLH_HEADER, -1, &hh) !=
+                CURLHE_OK ||
+            sscanf(hh->value, "%8x", &server) != 1)
+            why = "a multipart object without x-amz-meta-aops-crc32c";
+        else if (server != st->body_crc)
+            why = "x-amz-meta-aops-crc32c differs from the body's CRC-32C";
+    } else if (crc32c_from_base64(hh->value, strlen(hh->value), &server) != 0)
+        why = "an x-amz-checksum-crc32c that is not a CRC-32C";
+    else if (server != st->body_crc)
+        why = "the server's x-amz-checksum-crc32c differs from the body's CRC-32C";
+    if (!why)
+        return 0;
+    s3_key(key, sizeof key, st->cfg->profile, st->dw, op);
+    snprintf(res->err, sizeof res->err, "GET %s: checksum error: %s", key, why);
+    return -1;
 }
 
 int s3_run(void *p, unsigned cycle, unsigned op, struct op_result *res) {
@@ -173,6 +270,7 @@ int s3_run(void *p, unsigned cycle, unsigned op, struct op_result *res) {
     curl_easy_setopt(st->h, CURLOPT_URL, st->url[op]);
 
     st->got = 0;
+    st->body_crc = 0;
     st->status = 0;
     st->errlen = 0;
     st->curlerr[0] = 0;
@@ -201,6 +299,8 @@ int s3_run(void *p, unsigned cycle, unsigned op, struct op_result *res) {
                  (unsigned long long)st->got, (long long)cl, (unsigned long long)st->size[c]);
         return -1;
     }
+    if (st->verify && verify_body(st, op, res) < 0)
+        return -1;
     res->count[S3_COUNT_BYTES] = st->got;
     return 0;
 }
@@ -351,6 +451,36 @@ static int s3_server_count(const struct config *cfg, struct wl_server_count *out
     return 2;
 }
 
+/* provenance: libcurl as loaded, the objects manifest's digests, and how
+ * the bodies are checked. */
+static json_t *s3_provenance(const struct config *cfg) {
+    const curl_version_info_data *v = curl_version_info(CURLVERSION_NOW);
+    json_t *lib = json_pack("{s:s}", "libcurl", v->version);
+    if (v->ssl_version)
+        json_object_set_new(lib, "libcurl_tls", json_string(v->ssl_version));
+    char err[512];
+    json_t *man = s3_manifest_provenance(cfg, err, sizeof err), *ver;
+    if (cfg->no_verify)
+        ver = json_pack("{s:b, s:s}", "verified", 0, "why", "--no-verify");
+    else if (!man)
+        ver = json_pack("{s:b, s:s}", "verified", 0, "why", err);
+    else
+        ver = json_pack("{s:b, s:o}", "verified", 1, "how",
+                        json_sprintf("CRC-32C (%s) of every body against the objects manifest%s",
+                                     crc32c_impl(),
+                                     json_is_true(json_object_get(man, "server_checksums"))
+                                         ? " and the server's x-amz-checksum-crc32c"
+                                         : " (the server keeps no S3 checksums)"));
+    return json_pack("{s:o, s:{s:o}, s:o}", "libraries", lib, "data", "objects_manifest",
+                     man ? man : json_pack("{s:s}", "error", err), "verification", ver);
+}
+
+static const struct wl_command s3_commands[] = {
+    {"objects-manifest", "objects-manifest [--profile P] [--seed S] [--worker W]",
+     s3_manifest_main},
+    {NULL, NULL, NULL},
+};
+
 #define F(field) offsetof(struct s3_opts, field), sizeof(((struct s3_opts *)0)->field)
 static const struct opt_row s3_rows[] = {
     {"s3-endpoint", OPT_STR, F(endpoint), 0, 0, "http://127.0.0.1:9000", NULL, "S3_ENDPOINT", 0,
@@ -389,6 +519,7 @@ const struct workload s3_workload = {
     .classes_key = "classes",
     .nclasses = S3_NCLASSES,
     .class_names = s3_class_names,
+    .commands = s3_commands,
     .prepare = s3_prepare,
     .open = s3_open,
     .run = s3_run,
@@ -400,6 +531,7 @@ const struct workload s3_workload = {
     .server_name = "minio",
     .server_locate = s3_server_locate,
     .server_count = s3_server_count,
+    .provenance = s3_provenance,
     .store = &s3_store,
     .clock_offset = s3_clock_offset,
 };

@@ -7,6 +7,7 @@
 #define AOPS_S3_UTIL_H
 
 #include <curl/curl.h>
+#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -111,6 +112,38 @@ int s3_prepare_ops(const struct config *cfg, unsigned nops, char *err, size_t le
 void *s3_client_open(const struct config *cfg, unsigned worker, char *err, size_t len);
 struct op_result;
 int s3_run(void *state, unsigned cycle, unsigned op, struct op_result *res);
+
+/* s3_manifest.c: the objects manifest, "<profile>/objects-manifest" in the
+ * bucket (key, size and CRC-32C of every object; the format is described
+ * there). Lines are S3_MANIFEST_LINE bytes with the '\n'. */
+#define S3_MANIFEST_LINE 96
+struct s3_manifest_info {
+    char profile[16];
+    uint64_t seed;
+    unsigned workers, ops; /* data workers, objects per worker */
+    int sums;              /* the server stores x-amz-checksum-crc32c */
+};
+void s3_manifest_key(char *buf, size_t len, enum profile p);
+void s3_manifest_header(char out[S3_MANIFEST_LINE + 1], const struct s3_manifest_info *mi);
+int s3_manifest_parse_header(const char *line, size_t len, struct s3_manifest_info *mi);
+void s3_manifest_line(char out[S3_MANIFEST_LINE + 1], const char *key, uint64_t size, uint32_t crc);
+int s3_manifest_parse_line(const char *line, char *key, size_t klen, uint64_t *size, uint32_t *crc);
+/* CRC-32C of an object's generated content (s3_fill), without holding it. */
+uint32_t s3_object_crc(uint64_t content_seed, uint64_t size);
+/* GET the manifest, or len bytes of it from off (len 0: all). 0; 1 when
+ * there is none (err says to prepare); -1 with err. *data malloc'd. */
+int s3_manifest_get(const struct config *cfg, uint64_t off, uint64_t len, char **data, size_t *dlen,
+                    char *err, size_t errlen);
+/* A worker's CRCs for its first min(mi->ops, max) objects, after checking
+ * the header matches cfg (profile, seed) and lists that worker. 0, or -1
+ * with err. */
+int s3_manifest_load_worker(const struct config *cfg, unsigned dw, unsigned max, uint32_t *crc,
+                            struct s3_manifest_info *mi, char *err, size_t errlen);
+/* provenance.data.objects_manifest: {url, sha256, worker0_sha256, ...}, or
+ * NULL with err. */
+json_t *s3_manifest_provenance(const struct config *cfg, char *err, size_t errlen);
+/* `harness objects-manifest`: a worker's section from the generator alone. */
+int s3_manifest_main(int argc, char **argv);
 
 /* s3_store.c: result files in any bucket, and the clock of the S3 server
  * (the descriptor's store and clock_offset hooks). */

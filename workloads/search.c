@@ -16,17 +16,9 @@
 #include "../common/util.h"
 #include "search.h"
 #include "search_engine.h"
+#include "search_expect.h"
 #include "search_par.h"
 #include "workload.h"
-
-#define MAX_PATTERNS 1000
-#define SEARCH_OPS 100 /* searches per cycle: corpus/patterns holds exactly this many */
-
-struct search_pattern {
-    struct matcher m;
-    int trees;  /* bit 0 linux, bit 1 cpython */
-    char *text; /* as written, for the errors */
-};
 
 struct search_state {
     struct psearch *ps;
@@ -34,6 +26,8 @@ struct search_state {
     unsigned n;
     char roots[2][4300];
     double op_timeout; /* --op-timeout, seconds */
+    int verify; /* the corpus manifest's counts are there to check against */
+    struct search_expected want;
 };
 
 static int search_prepare(const struct config *cfg, char *err, size_t len) {
@@ -44,69 +38,9 @@ static void search_close(void *st) {
     struct search_state *s = st;
     if (!s)
         return;
-    for (unsigned i = 0; i < s->n; i++) {
-        matcher_free(&s->p[i].m);
-        free(s->p[i].text);
-    }
-    free(s->p);
+    search_patterns_free(s->p, s->n);
     psearch_close(s->ps);
     free(s);
-}
-
-/* Read and compile corpus/patterns. */
-static int load_patterns(struct search_state *s, const char *file, char *err, size_t len) {
-    FILE *f = fopen(file, "r");
-    if (!f) {
-        snprintf(err, len, "cannot read the search patterns %s: %s", file, strerror(errno));
-        return -1;
-    }
-    s->p = calloc(MAX_PATTERNS, sizeof *s->p);
-    char line[8192];
-    unsigned lineno = 0;
-    int rc = s->p ? 0 : -1;
-    while (rc == 0 && fgets(line, sizeof line, f)) {
-        lineno++;
-        line[strcspn(line, "\r\n")] = 0;
-        if (line[0] == '#' || line[0] == 0)
-            continue;
-        char *tab = strchr(line, '\t');
-        int trees = 0;
-        if (tab) {
-            *tab = 0;
-            trees = !strcmp(line, "linux")     ? 1
-                    : !strcmp(line, "cpython") ? 2
-                    : !strcmp(line, "any")     ? 3
-                                               : 0;
-        }
-        if (!trees) {
-            snprintf(err, len,
-                     "%s line %u: expected linux, cpython or any, a tab, then the pattern", file,
-                     lineno);
-            rc = -1;
-        } else if (s->n == MAX_PATTERNS) {
-            snprintf(err, len, "%s: more than %d patterns", file, MAX_PATTERNS);
-            rc = -1;
-        } else {
-            char e[1024];
-            if (matcher_compile(&s->p[s->n].m, tab + 1, e, sizeof e) < 0) {
-                snprintf(err, len, "%s line %u: %s", file, lineno, e);
-                rc = -1;
-            } else {
-                s->p[s->n].text = strdup(tab + 1);
-                s->p[s->n++].trees = trees;
-            }
-        }
-    }
-    fclose(f);
-    /* Operation i runs pattern i: a file with another count would repeat or
-     * drop patterns and change what a cycle is. */
-    if (rc == 0 && s->n != SEARCH_OPS) {
-        snprintf(err, len,
-                 "%s holds %u patterns; a cycle runs exactly %d searches, one per pattern", file,
-                 s->n, SEARCH_OPS);
-        rc = -1;
-    }
-    return rc;
 }
 
 /* For the inventory: the file reader the workers will use. io_uring unless
@@ -138,8 +72,13 @@ static void *search_open(const struct config *cfg, unsigned worker, char *err, s
     snprintf(s->roots[0], sizeof s->roots[0], "%s/linux", dir);
     snprintf(s->roots[1], sizeof s->roots[1], "%s/cpython", dir);
     s->op_timeout = cfg->op_timeout;
-    if (load_patterns(s, search_opts(cfg)->patterns_file, err, len) < 0)
+    if (search_patterns_load(search_opts(cfg)->patterns_file, &s->p, &s->n, err, len) < 0)
         goto fail;
+    /* Without recorded counts (a corpus fetched before they were) the run
+     * goes on unchecked; the result says so (verification.search). */
+    char why[1024];
+    s->verify = !cfg->no_verify &&
+                search_expect_load(cfg, search_opts(cfg), &s->want, why, sizeof why) == 0;
     /* io_uring where the kernel lets us; pread where a sandbox forbids it.
      * The threads are this worker's: its cpuset and --cpus-per-container
      * are what it may use. */
@@ -169,12 +108,20 @@ static int search_run(void *st, unsigned cycle, unsigned op, struct op_result *r
     if (t.timed_out) {
         snprintf(res->err, sizeof res->err,
                  "search %u ('%.200s') ran past --op-timeout %g s (stopped after %llu files)", op,
-                 p->text ? p->text : "?", s->op_timeout, (unsigned long long)t.files);
+                 p->text, s->op_timeout, (unsigned long long)t.files);
         return -1;
     }
     if (t.errors) {
         snprintf(res->err, sizeof res->err, "search %u: %llu error(s), first: %s", op,
                  (unsigned long long)t.errors, t.err);
+        return -1;
+    }
+    if (s->verify && (t.lines != s->want.lines[op] || t.matched != s->want.files[op])) {
+        snprintf(res->err, sizeof res->err,
+                 "wrong answer from search %u: %llu matching lines in %llu files, the corpus "
+                 "manifest expects %llu in %llu (the corpus changed since corpus fetch)",
+                 op, (unsigned long long)t.lines, (unsigned long long)t.matched,
+                 (unsigned long long)s->want.lines[op], (unsigned long long)s->want.files[op]);
         return -1;
     }
     return 0;
@@ -192,13 +139,11 @@ unsigned search_threads(const struct config *cfg) {
 /* The patterns file parses, compiles and holds a cycle's worth: said before
  * anything starts rather than by every worker. */
 static int search_check(const struct config *cfg, char *err, size_t len) {
-    struct search_state s = {0};
-    int rc = load_patterns(&s, search_opts(cfg)->patterns_file, err, len);
-    for (unsigned i = 0; i < s.n; i++) {
-        matcher_free(&s.p[i].m);
-        free(s.p[i].text);
-    }
-    free(s.p);
+    struct search_pattern *p;
+    unsigned n;
+    int rc = search_patterns_load(search_opts(cfg)->patterns_file, &p, &n, err, len);
+    if (rc == 0)
+        search_patterns_free(p, n);
     return rc;
 }
 
@@ -234,6 +179,10 @@ static double search_dataset_bytes(const struct config *cfg) {
     }
     json_decref(m);
     return sum;
+}
+
+static json_t *search_provenance(const struct config *cfg) {
+    return search_expect_provenance(cfg, search_opts(cfg));
 }
 
 static int search_data_paths(const struct config *cfg, const char *names[], char paths[][4096],
@@ -295,7 +244,19 @@ static int corpus_main(int argc, char **argv) {
         free(cfg);
         return corpus_usage();
     }
+    /* The counts of trees that a fetch leaves as they were are kept. */
+    char pdir[4200], mpath[4400], fpath[4400];
+    corpus_profile_dir(cfg, search_opts(cfg), pdir, sizeof pdir);
+    snprintf(mpath, sizeof mpath, "%s/manifest.json", pdir);
+    snprintf(fpath, sizeof fpath, "%s/full/manifest.json", search_opts(cfg)->corpus_dir);
+    json_t *before = search_expect_before(mpath), *full = search_expect_before(fpath);
     int rc = corpus_fetch(cfg, search_opts(cfg));
+    if (rc == 0 && cfg->profile == PROFILE_SMALL)
+        search_expect_restore(fpath, full);
+    if (rc == 0 && search_expect_record(cfg, search_opts(cfg), before) != 0)
+        rc = 1;
+    json_decref(before);
+    json_decref(full);
     workloads_config_free(cfg);
     free(cfg);
     return rc;
@@ -325,6 +286,7 @@ const struct workload search_workload = {
     .close = search_close,
     .backend = search_backend,
     .describe = search_describe,
+    .provenance = search_provenance,
     .host_keys = (const char *const[]){"corpus.dir", "corpus.patterns", NULL},
     .data_key = "corpus.manifest",
     .compare_keys = (const char *const[]){"search_threads", NULL},

@@ -212,6 +212,14 @@ struct workload {
     int (*server_count)(const struct config *cfg, struct wl_server_count *out, int max, char *err,
                         size_t errlen);
 
+    /* Optional: where the workload's answers and data come from, asked once
+     * by the coordinator before the run: an object with any of
+     *   "libraries":    {name: version as loaded},
+     *   "data":         {name: {"sha256": ..., ...}} (its manifests),
+     *   "verification": {"verified": true, "how": ...} or {false, "why"}
+     * for result.json's provenance and verification. Never a secret. */
+    json_t *(*provenance)(const struct config *cfg);
+
     /* Optional: a store for result files (see struct wl_store). */
     const struct wl_store *store;
 

@@ -10,6 +10,9 @@
 #          (kernel, mm, fs/ext4, lib: 28 MB) -- bounded whatever is fetched;
 #   all    (`make test-corpus`): every pattern -- tens of minutes with rg -P;
 #   none   the generated corpus only.
+# The expected counts `corpus fetch` records in the manifest (what every search
+# of a run is checked against) are compared with rg -P's too: the sum of the
+# -c counts and the number of files it lists, per pattern and tree.
 source "$(dirname "$0")/../lib.sh"
 REAL=${AOPS_RG_REAL:-sample}
 case "$REAL" in sample | all | none) ;; *) fail "AOPS_RG_REAL='$REAL': expected sample, all or none"; finish ;; esac
@@ -24,16 +27,25 @@ SAMPLE_cpython=('PyErr_Occurred\(\)' '(?<=def )\w+(?=\(self)' '\d+\.\d+\.\d+' '(
 SAMPLE_DIRS_linux=(kernel mm fs/ext4 lib)
 SAMPLE_DIRS_cpython=(.)
 
-# compare TREE_DIR TAG ONLY RG_EXTRA...: every pattern tagged for this tree (or
-# any); with ONLY=sample just those of SAMPLE_<tag>. Comparing none fails.
+# compare TREE_DIR TAG ONLY MANIFEST RG_EXTRA...: every pattern tagged for this
+# tree (or any); with ONLY=sample just those of SAMPLE_<tag>. With a MANIFEST
+# (its profile's manifest.json), its expected counts against rg's whole-tree
+# totals too. Comparing none fails.
 compare() {
-    local dir=$1 tag=$2 only=$3; shift 3
-    local n=0 bad=0
+    local dir=$1 tag=$2 only=$3 manifest=$4; shift 4
+    local n=0 bad=0 idx=-1 nexp=0
+    declare -A exp=()
+    if [ -n "$manifest" ]; then
+        while read -r i l f; do exp[$i]="$l $f"; done < <(jq -r --arg t "$tag" \
+            '.expected.patterns | to_entries[] | select(.value[$t] != null) | "\(.key) \(.value[$t].lines) \(.value[$t].files)"' "$manifest")
+        [ ${#exp[@]} -gt 0 ] || fail "$manifest records no expected counts for $tag"
+    fi
     local -n sample="SAMPLE_$tag"
     local paths=(.)
     if [ "$only" = sample ]; then local -n sdirs="SAMPLE_DIRS_$tag"; paths=("${sdirs[@]}"); fi
     while IFS=$'\t' read -r tree pat; do
         case "$tree" in '#'*|'') continue ;; esac
+        idx=$((idx + 1))
         [ "$tree" = "$tag" ] || [ "$tree" = any ] || continue
         if [ "$only" = sample ]; then
             local hit=0 p
@@ -54,6 +66,15 @@ compare() {
                     fail "$tag $mode -j $j '$pat': $(diff <(echo "$want") <(echo "$got") | head -5 | tr '\n' ' ')"
                 fi
             done
+            if [ $mode = -c ] && [ -n "$manifest" ]; then
+                local rgsum
+                rgsum=$(awk -F: 'NF { s += $NF; n++ } END { print s + 0, n + 0 }' <<<"$want")
+                nexp=$((nexp + 1))
+                if [ "${exp[$idx]:-none}" != "$rgsum" ]; then
+                    bad=$((bad + 1))
+                    fail "$tag pattern $((idx + 1)) '$pat': manifest expects '${exp[$idx]:-none}' (lines files), rg -P -c gives '$rgsum'"
+                fi
+            fi
         done
     done < "$ROOT/corpus/patterns"
     if [ $n = 0 ]; then
@@ -61,12 +82,12 @@ compare() {
     elif [ "$only" = sample ] && [ $n != ${#sample[@]} ]; then
         fail "$tag: $n of the ${#sample[@]} sample patterns found in corpus/patterns"
     elif [ $bad = 0 ]; then
-        pass "$tag ($dir: ${paths[*]}): $n patterns, -c and -l equal to rg -P file by file, -j 1 and default"
+        pass "$tag ($dir: ${paths[*]}): $n patterns, -c and -l equal to rg -P file by file, -j 1 and default${manifest:+; the manifest's $nexp expected counts equal rg's}"
     fi
 }
 
-compare "$TMP/corpus/tiny/linux" linux all
-compare "$TMP/corpus/tiny/cpython" cpython all
+compare "$TMP/corpus/tiny/linux" linux all "$TMP/corpus/tiny/manifest.json"
+compare "$TMP/corpus/tiny/cpython" cpython all "$TMP/corpus/tiny/manifest.json"
 
 # The edge cases are really there and really handled as ripgrep does.
 out=$("$HARNESS" search --count 'TODO' "$TMP/corpus/tiny/linux")
@@ -106,8 +127,10 @@ check_contains "io_uring refused: and why" "Operation not permitted" "$(cat "$TM
 if [ "$REAL" != none ]; then
     for t in linux cpython; do
         d="$ROOT/corpus/data/full/$t"
+        m=""
+        [ "$REAL" = all ] && jq -e .expected "$ROOT/corpus/data/full/manifest.json" >/dev/null 2>&1 && m="$ROOT/corpus/data/full/manifest.json"
         if [ -d "$d" ]; then
-            compare "$d" $t "$REAL" --no-ignore-vcs
+            compare "$d" $t "$REAL" "$m" --no-ignore-vcs
         elif [ "$REAL" = all ]; then
             fail "AOPS_RG_REAL=all but $d is not fetched"
         fi

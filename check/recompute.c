@@ -1,0 +1,348 @@
+/* recompute.c -- a result's figures again, from its raw per-operation
+ * records (see check.h), by rules of its own:
+ *
+ *   ops, errors, counters  sums over the records (an error is never a
+ *                          completion; counters over completions);
+ *   wall seconds           from the release to the latest end of any record;
+ *   AOPS                   completions / wall; per core / system.physical_cores;
+ *   latency                every completion's end - start, sorted: mean (exact),
+ *                          max (exact), pN = the ceil(N/100 x n)-th smallest (nearest
+ *                          rank). The run reports the midpoint of the histogram bucket
+ *                          holding that rank, within 1/128 (0.78 %) of it by the
+ *                          bucket widths (coordinator/hist.h): allowed 1 %;
+ *   windows                per workload, its first start and last end of any record;
+ *   containers             per container the same sums, its last end, its mean;
+ *   invariants             with no error, every operation of every cycle ran, each
+ *                          GET brought its object's size, each point lookup one row,
+ *                          each range scan 100, each search the manifest's count.
+ * Everything else in the result is not recomputed from the log (telemetry,
+ * power, attribution: they are samples, not operations). Reals in
+ * result.json carry 10 significant digits, hence the relative tolerances. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/json.h"
+#include "../workloads/db.h"
+#include "../workloads/s3_util.h"
+#include "../workloads/workload.h"
+#include "check.h"
+
+#define REL 1e-8        /* what 10 printed digits and float sums leave */
+#define PCTL_REL 0.01   /* histogram percentiles, see above */
+#define MERGED_REL 1e-6 /* a merge lines shards up from printed seconds */
+
+struct series {
+    uint64_t *v;
+    size_t n, cap;
+    uint64_t sum;
+};
+
+static int push(struct series *s, uint64_t x) {
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 1024;
+        uint64_t *v = realloc(s->v, cap * sizeof *v);
+        if (!v)
+            return -1;
+        s->v = v, s->cap = cap;
+    }
+    s->v[s->n++] = x;
+    s->sum += x;
+    return 0;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Nearest rank: the ceil(q n)-th smallest. */
+static double rank_value(const struct series *s, double q) {
+    size_t r = (size_t)ceil(q * (double)s->n);
+    if (r < 1)
+        r = 1;
+    if (r > s->n)
+        r = s->n;
+    return (double)s->v[r - 1];
+}
+
+/* latency_ms{mean, p50, p95, p99, max} at base against the series. */
+static void check_latency(struct findings *f, const json_t *res, const char *base,
+                          struct series *s) {
+    char p[512];
+    if (!s->n) {
+        snprintf(p, sizeof p, "%s.mean", base);
+        if (!json_is_null(jget(res, p)))
+            finding(f, "%s: result.json %g, but the log holds no completion", p, jnum(res, p));
+        f->compared++;
+        return;
+    }
+    qsort(s->v, s->n, sizeof *s->v, cmp_u64);
+    static const struct {
+        const char *key;
+        double q;
+    } pc[] = {{"p50", 0.50}, {"p95", 0.95}, {"p99", 0.99}};
+    snprintf(p, sizeof p, "%s.mean", base);
+    compare_num(f, res, p, (double)s->sum / (double)s->n / 1e6, REL, 1e-9);
+    snprintf(p, sizeof p, "%s.max", base);
+    compare_num(f, res, p, (double)s->v[s->n - 1] / 1e6, REL, 1e-9);
+    for (size_t k = 0; k < sizeof pc / sizeof pc[0]; k++) {
+        snprintf(p, sizeof p, "%s.%s", base, pc[k].key);
+        compare_num(f, res, p, rank_value(s, pc[k].q) / 1e6, PCTL_REL, 2e-6);
+    }
+}
+
+struct wl_acc {
+    uint64_t ops, errors, count;
+    int64_t first, last; /* relative to the release, ns */
+    struct series lat;
+    uint64_t cops[OPLOG_NO_CLASS + 1], cerr[OPLOG_NO_CLASS + 1], ccount[OPLOG_NO_CLASS + 1];
+    struct series clat[16];
+};
+
+struct cont {
+    uint32_t id;
+    uint64_t ops, errors;
+    int64_t last;
+    uint64_t lat_sum[OPLOG_MAX_WL], lat_n[OPLOG_MAX_WL];
+    int seen;
+};
+
+static int cont_cmp(const void *a, const void *b) {
+    uint32_t x = ((const struct cont *)a)->id, y = ((const struct cont *)b)->id;
+    return x < y ? -1 : x > y;
+}
+
+/* The expected matching lines of search op i, from the manifest recorded in
+ * the result (config.corpus.manifest.expected), or -1. */
+static int64_t search_expected(const json_t *res, unsigned op) {
+    json_t *row = json_array_get(jget(res, "config.corpus.manifest.expected.patterns"), op);
+    if (!row)
+        return -1;
+    int64_t n = 0;
+    static const char *const trees[2] = {"linux", "cpython"};
+    for (int k = 0; k < 2; k++)
+        n += json_integer_value(json_object_get(json_object_get(row, trees[k]), "lines"));
+    return n;
+}
+
+static enum profile profile_of(const json_t *res) {
+    const char *p = jstr(res, "config.profile");
+    return p && !strcmp(p, "tiny")    ? PROFILE_TINY
+           : p && !strcmp(p, "small") ? PROFILE_SMALL
+                                      : PROFILE_FULL;
+}
+
+void recompute_check(struct findings *f, const json_t *res, const struct logset *ls, int merged) {
+    /* Workloads by name across the logs (their headers may differ in order). */
+    const char *names[OPLOG_MAX_WL];
+    const char *counters[OPLOG_MAX_WL];
+    unsigned nw = 0;
+    struct wl_acc *acc = calloc(OPLOG_MAX_WL, sizeof *acc);
+    size_t total = 0;
+    for (unsigned i = 0; i < ls->n; i++)
+        total += ls->h[i].records;
+    struct cont *cs = calloc(total ? total : 1, sizeof *cs);
+    if (!acc || !cs) {
+        finding(f, "out of memory recomputing %zu records", total);
+        free(acc);
+        free(cs);
+        return;
+    }
+    int64_t origin = INT64_MAX;
+    int released = 0;
+    for (unsigned i = 0; i < ls->n; i++)
+        if (ls->h[i].release_ns) {
+            released = 1;
+            if (merged && ls->h[i].release_epoch_ns < origin)
+                origin = ls->h[i].release_epoch_ns;
+        }
+    uint64_t ops = 0, errors = 0;
+    int64_t end = 0;
+    size_t ncs = 0;
+    enum profile prof = profile_of(res);
+    uint64_t bad_answer = 0;
+    char first_bad[256] = "";
+    for (unsigned i = 0; i < ls->n; i++) {
+        const struct oplog_header *h = &ls->h[i];
+        unsigned map[OPLOG_MAX_WL];
+        for (unsigned w = 0; w < h->nwl; w++) {
+            unsigned k = 0;
+            while (k < nw && strncmp(names[k], h->workload[w], sizeof h->workload[w]))
+                k++;
+            if (k == nw) {
+                names[nw] = h->workload[w];
+                counters[nw++] = h->counter[w];
+            }
+            map[w] = k;
+        }
+        int64_t shift = merged ? h->release_epoch_ns - origin - h->release_ns : -h->release_ns;
+        for (uint64_t j = 0; j < h->records; j++) {
+            const struct oplog_rec *r = &ls->recs[i][j];
+            if (r->workload >= h->nwl) {
+                finding(f, "ops.log record %" PRIu64 " names workload %u of %u", j, r->workload,
+                        h->nwl);
+                continue;
+            }
+            unsigned w = map[r->workload];
+            struct wl_acc *a = &acc[w];
+            int64_t s = r->start_ns + shift, e = r->end_ns + shift;
+            int k = oplog_class(r);
+            if (!a->ops && !a->errors)
+                a->first = s;
+            if (s < a->first)
+                a->first = s;
+            if (e > a->last)
+                a->last = e;
+            if (e > end)
+                end = e;
+            if (ncs == 0 || cs[ncs - 1].id != r->container) {
+                cs[ncs++] = (struct cont){.id = r->container};
+            }
+            struct cont *c = &cs[ncs - 1];
+            if (e > c->last)
+                c->last = e;
+            if (oplog_failed(r)) {
+                a->errors++, errors++, c->errors++;
+                if (k >= 0)
+                    a->cerr[k]++;
+                continue;
+            }
+            a->ops++, ops++, c->ops++;
+            a->count += r->count;
+            uint64_t lat = (uint64_t)(r->end_ns - r->start_ns);
+            push(&a->lat, lat);
+            c->lat_sum[w] += lat, c->lat_n[w]++;
+            if (k >= 0 && k < 16) {
+                a->cops[k]++;
+                a->ccount[k] += r->count;
+                push(&a->clat[k], lat);
+            }
+            /* The answer the operation had to bring. */
+            int64_t want = -1;
+            if (!strcmp(names[w], "s3"))
+                want = (int64_t)s3_class_size(prof, s3_op_class(r->op));
+            else if (!strcmp(names[w], "db") && r->op / DB_OPS_PER_PATTERN == DB_POINT)
+                want = 1;
+            else if (!strcmp(names[w], "db") && r->op / DB_OPS_PER_PATTERN == DB_RANGE)
+                want = DB_RANGE_ROWS;
+            else if (!strcmp(names[w], "search"))
+                want = search_expected(res, r->op);
+            if (want >= 0 && (int64_t)r->count != want && bad_answer++ == 0)
+                snprintf(first_bad, sizeof first_bad,
+                         "container %u, %s op %u: %" PRIu64 " where the answer is %" PRId64,
+                         r->container, names[w], r->op, r->count, want);
+        }
+    }
+    if (bad_answer)
+        finding(f, "%" PRIu64 " completed operation(s) brought a wrong answer, first: %s",
+                bad_answer, first_bad);
+    f->compared++;
+
+    double rel = merged ? MERGED_REL : REL;
+    compare_num(f, res, "totals.ops", (double)ops, 0, 0);
+    compare_num(f, res, "totals.errors", (double)errors, 0, 0);
+    if (released && end > 0) {
+        double wall = (double)end / 1e9;
+        compare_num(f, res, "totals.wall_seconds", wall, rel, 1e-9);
+        compare_num(f, res, "totals.aops", (double)ops / wall, rel, 1e-9);
+        double cores = jnum(res, "system.physical_cores");
+        if (cores > 0)
+            compare_num(f, res, "totals.aops_per_core", (double)ops / wall / cores, rel, 1e-9);
+    }
+    /* Invariant: a clean run ran every operation of every cycle. */
+    double n = jnum(res, "config.containers"), cycles = jnum(res, "config.cycles");
+    unsigned full = workloads_full_cycle();
+    if (errors == 0 && json_is_true(json_object_get(res, "valid"))) {
+        f->compared++;
+        if ((double)ops != n * cycles * full)
+            finding(f,
+                    "invariant: a valid run without errors ran %" PRIu64
+                    " operations, not containers x cycles x %u = %.0f",
+                    ops, full, n * cycles * full);
+    }
+
+    for (unsigned w = 0; w < nw; w++) {
+        struct wl_acc *a = &acc[w];
+        char p[512];
+        snprintf(p, sizeof p, "workloads.%s.ops", names[w]);
+        compare_num(f, res, p, (double)a->ops, 0, 0);
+        snprintf(p, sizeof p, "workloads.%s.errors", names[w]);
+        compare_num(f, res, p, (double)a->errors, 0, 0);
+        if (counters[w][0]) {
+            snprintf(p, sizeof p, "workloads.%s.%.24s", names[w], counters[w]);
+            compare_num(f, res, p, (double)a->count, 0, 0);
+        }
+        snprintf(p, sizeof p, "workloads.%s.latency_ms", names[w]);
+        check_latency(f, res, p, &a->lat);
+        const struct workload *wl = workload_find(names[w]);
+        for (unsigned k = 0; wl && k < wl->nclasses && k < 16; k++) {
+            const char *ck = wl->classes_key ? wl->classes_key : "classes";
+            snprintf(p, sizeof p, "workloads.%s.%s.%s.ops", names[w], ck, wl->class_names[k]);
+            compare_num(f, res, p, (double)a->cops[k], 0, 0);
+            snprintf(p, sizeof p, "workloads.%s.%s.%s.errors", names[w], ck, wl->class_names[k]);
+            compare_num(f, res, p, (double)a->cerr[k], 0, 0);
+            if (counters[w][0]) {
+                snprintf(p, sizeof p, "workloads.%s.%s.%s.%.24s", names[w], ck, wl->class_names[k],
+                         counters[w]);
+                compare_num(f, res, p, (double)a->ccount[k], 0, 0);
+            }
+            snprintf(p, sizeof p, "workloads.%s.%s.%s.latency_ms", names[w], ck,
+                     wl->class_names[k]);
+            check_latency(f, res, p, &a->clat[k]);
+        }
+        if (released && (a->ops || a->errors)) {
+            snprintf(p, sizeof p, "windows.%s.start", names[w]);
+            compare_num(f, res, p, (double)a->first / 1e9, rel, 1e-6);
+            snprintf(p, sizeof p, "windows.%s.end", names[w]);
+            compare_num(f, res, p, (double)a->last / 1e9, rel, 1e-6);
+        }
+    }
+
+    /* containers[]: matched by id (and shard, in a merged result). */
+    qsort(cs, ncs, sizeof *cs, cont_cmp);
+    const json_t *arr = json_object_get(res, "containers");
+    size_t i;
+    const json_t *c;
+    f->compared++;
+    if (json_array_size(arr) != ncs)
+        finding(f, "containers: result.json lists %zu, the log holds operations of %zu",
+                json_array_size(arr), ncs);
+    json_array_foreach(arr, i, c) {
+        uint32_t id = (uint32_t)json_integer_value(json_object_get(c, "id"));
+        struct cont key = {.id = id}, *m = bsearch(&key, cs, ncs, sizeof *cs, cont_cmp);
+        char p[512];
+        if (!m) {
+            double ops_c = jnum(c, "ops") + jnum(c, "errors");
+            f->compared++;
+            if (ops_c > 0)
+                finding(f, "containers.%zu (id %u): result.json %.0f operations, none in the log",
+                        i, id, ops_c);
+            continue;
+        }
+        snprintf(p, sizeof p, "containers.%zu.ops", i);
+        compare_num(f, res, p, (double)m->ops, 0, 0);
+        snprintf(p, sizeof p, "containers.%zu.errors", i);
+        compare_num(f, res, p, (double)m->errors, 0, 0);
+        if (released && !merged) {
+            snprintf(p, sizeof p, "containers.%zu.seconds", i);
+            compare_num(f, res, p, (double)m->last / 1e9, REL, 1e-9);
+        }
+        for (unsigned w = 0; w < nw; w++) {
+            snprintf(p, sizeof p, "containers.%zu.latency_ms_mean.%s", i, names[w]);
+            if (m->lat_n[w])
+                compare_num(f, res, p, (double)m->lat_sum[w] / (double)m->lat_n[w] / 1e6, REL,
+                            1e-9);
+        }
+    }
+
+    for (unsigned w = 0; w < OPLOG_MAX_WL; w++) {
+        free(acc[w].lat.v);
+        for (int k = 0; k < 16; k++)
+            free(acc[w].clat[k].v);
+    }
+    free(acc);
+    free(cs);
+}
