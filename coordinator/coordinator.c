@@ -107,6 +107,7 @@ struct coord {
     int code; /* exit code so far */
     int64_t t_launch, t0;
     json_t *reasons, *warnings, *servers;
+    json_t *server_info; /* provenance.servers: each workload's server and its settings */
     struct telemetry *tel;
     struct attrib *at;               /* where the time goes */
     struct server_check *sc;         /* the servers' own counts */
@@ -202,6 +203,7 @@ static int coord_setup(struct coord *c, const struct config *cfg) {
     c->reasons = json_array();
     c->warnings = json_array();
     c->servers = json_object();
+    c->server_info = json_object();
     c->we = calloc(cfg->n, sizeof *c->we);
     if (!c->we) {
         fprintf(stderr, "harness: out of memory for %u workers\n", cfg->n);
@@ -243,6 +245,8 @@ static int coord_setup(struct coord *c, const struct config *cfg) {
         if (wl->backend)
             json_object_set_new(c->servers, wl->name,
                                 wl->backend(cfg, v, sizeof v) == 0 ? json_string(v) : json_null());
+        if (wl->server_info)
+            json_object_set_new(c->server_info, wl->name, wl->server_info(cfg));
     }
     c->tel = telemetry_new(cfg);
     throughput_attach(c->tel, &c->r);
@@ -553,6 +557,7 @@ static void coord_write(struct coord *c, int64_t t_start) {
         .cgroups = runtime_describe(c->rt),
         .startup_seconds = (double)(c->t0 - t_start) / 1e9,
         .servers = c->servers,
+        .server_info = c->server_info,
         .attrib = c->at,
         .server_check = c->sc,
         .t0_epoch = c->released ? c->t0_wall : 0,
@@ -607,6 +612,7 @@ static void coord_teardown(struct coord *c) {
     json_decref(c->reasons);
     json_decref(c->warnings);
     json_decref(c->servers);
+    json_decref(c->server_info);
     telemetry_free(c->tel);
     attrib_free(c->at);
     server_check_free(c->sc);

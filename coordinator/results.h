@@ -43,6 +43,9 @@ struct run_report {
     const struct attrib *attrib;             /* where the time went; NULL: not measured */
     const struct server_check *server_check; /* the servers' own counts; NULL: none */
     double t0_epoch; /* the release by the wall clock (windows' absolute edges); 0 none */
+
+    /* provenance.servers: each workload's server_info(), or NULL */
+    json_t *server_info;
 };
 
 /* Step 1, the merge: every worker's slot summed per workload. */

@@ -7,6 +7,7 @@
 #define AOPS_S3_UTIL_H
 
 #include <curl/curl.h>
+#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -109,6 +110,17 @@ int s3_prepare_ops(const struct config *cfg, unsigned nops, char *err, size_t le
 void *s3_client_open(const struct config *cfg, unsigned worker, char *err, size_t len);
 struct op_result;
 int s3_run(void *state, unsigned cycle, unsigned op, struct op_result *res);
+
+/* s3_info.c: what serves the workload, outside the measured path (the
+ * descriptor's backend, server_info, data_paths and server_locate hooks).
+ * s3_layout_json turns MinIO's admin info (/minio/admin/v3/info) into
+ * provenance.servers.s3's layout: drives, sets, set size, parity, paths. */
+struct wl_server;
+int s3_server_version(const struct config *cfg, char *out, size_t len);
+json_t *s3_server_info(const struct config *cfg);
+json_t *s3_layout_json(const json_t *info);
+int s3_data_paths(const struct config *cfg, const char *names[], char paths[][4096], int max);
+int s3_server_locate(const struct config *cfg, struct wl_server *out);
 
 /* s3_store.c: result files in any bucket, and the clock of the S3 server
  * (the descriptor's store and clock_offset hooks). */
