@@ -30,6 +30,7 @@
 #include "../common/walltime.h"
 #include "../containers/cgroup_acct.h"
 #include "../telemetry/attrib.h"
+#include "../telemetry/baseline.h"
 #include "cmdline.h"
 #include "commands.h"
 #include "opsrate.h"
@@ -879,6 +880,10 @@ static int prepare_cmd(struct config *cfg) {
         fprintf(stderr, "harness prepare: %s ready (%.1f s)\n", lay.wl[w]->name,
                 (double)(now_ns() - t) / 1e9);
     }
+    /* --baseline: the drives now hold the data; a drive it cannot measure
+     * is said on its line and does not fail the prepare. */
+    if (cfg->baseline && baseline_run(cfg, stderr) < 0)
+        return EXIT_INVALID;
     return 0;
 }
 

@@ -308,6 +308,7 @@ json_t *results_build(const struct run_report *rep) {
     json_object_set_new(res, "containers", containers_json(rep));
     json_object_set_new(res, "windows", windows);
     json_object_set_new(res, "telemetry", rep->tel ? telemetry_json(rep->tel) : json_null());
+    json_object_set_new(res, "storage_baseline", telemetry_baseline_json(rep->tel));
     json_object_set_new(res, "histograms", results_hists_json(lay, tot.hists));
     /* The coordinator's own cost, so its overhead at scale is on record. */
     struct rusage ru;
