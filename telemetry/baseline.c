@@ -214,6 +214,10 @@ static int fio_once(const struct config *cfg, const char *scratch, const char *e
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     res->numjobs = cpus < 1 ? 1 : cpus > 4 ? 4 : (int)cpus;
     snprintf(a_jobs, sizeof a_jobs, "--numjobs=%d", res->numjobs);
+    char a_sdepth[32], a_rdepth[32];
+    snprintf(a_sdepth, sizeof a_sdepth, "--iodepth=%d", SEQ_DEPTH);
+    snprintf(a_rdepth, sizeof a_rdepth, "--iodepth=%d", RAND_DEPTH);
+    /* Global options first, then the jobs; stonewall: rand starts after seq. */
     char *argv[] = {"fio",
                     "--output-format=json",
                     a_file,
@@ -227,17 +231,14 @@ static int fio_once(const struct config *cfg, const char *scratch, const char *e
                     "--name=seq",
                     "--rw=read",
                     "--bs=1M",
-                    "--iodepth="
-                    "16",
+                    a_sdepth,
                     "--name=rand",
                     "--stonewall",
                     "--rw=randread",
                     "--bs=4k",
-                    "--iodepth="
-                    "32",
+                    a_rdepth,
                     a_jobs,
                     NULL};
-    _Static_assert(SEQ_DEPTH == 16 && RAND_DEPTH == 32, "the argv above spells the depths");
     char outf[] = "/tmp/aops-fio-out.XXXXXX", errf[] = "/tmp/aops-fio-err.XXXXXX";
     int fo = mkstemp(outf), fe = mkstemp(errf);
     if (fo >= 0)

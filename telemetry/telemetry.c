@@ -353,7 +353,8 @@ static json_t *num(double v) {
  * also gets the sum and, without one, the reason. */
 static void baseline_pct(const struct telemetry *t, json_t *o, int run) {
     json_t *r = json_object_get(o, "read_Bps");
-    int ok = !isnan(t->baseline_bps) && t->baseline_bps > 0 && json_is_object(r);
+    int have = !isnan(t->baseline_bps) && t->baseline_bps > 0;
+    int ok = have && json_is_object(r);
     json_object_set_new(
         o, "read_pct_of_baseline",
         ok ? json_pack("{s:o, s:o}", "mean",
@@ -363,9 +364,12 @@ static void baseline_pct(const struct telemetry *t, json_t *o, int run) {
            : json_null());
     if (!run)
         return; /* a window: the rest is the run's */
-    json_object_set_new(o, "baseline_read_Bps", json_num_or_null(t->baseline_bps, ok));
+    json_object_set_new(o, "baseline_read_Bps", json_num_or_null(t->baseline_bps, have));
     if (!ok)
-        json_object_set_new(o, "baseline_unavailable_reason", json_string(t->baseline_why));
+        json_object_set_new(o, "baseline_unavailable_reason",
+                            json_string(have ? "no storage read figure to compare with it (see "
+                                               "disk_unavailable_reason)"
+                                             : t->baseline_why));
 }
 
 /* Mean (weighted by each point's overlap with [start, end]) and peak of one
