@@ -54,7 +54,7 @@ case "$pool" in
     case "$pct" in ''|*[!0-9]*) die "AOPS_MARIADB_BUFFER_POOL must be a size (8G) or a percentage (25%), got '$pool'" ;; esac
     [ "$pct" -ge 1 ] && [ "$pct" -le 90 ] || die "AOPS_MARIADB_BUFFER_POOL: $pool is outside 1%..90% of memory"
     mem=$(memory)
-    bp=$((mem / 100 * pct))
+    bp=$((mem * pct / 100))
     ;;
 *)
     bp=$(bytes "$pool") || die "AOPS_MARIADB_BUFFER_POOL must be a size (8G) or a percentage (25%), got '$pool'"

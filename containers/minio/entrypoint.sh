@@ -17,6 +17,8 @@ for d in "${dirs[@]}"; do
     [ -d "$d" ] || die "AOPS_MINIO_DATA_DIRS: $d does not exist in the container (mount a volume there)"
     [ -z "${seen[$d]:-}" ] || die "AOPS_MINIO_DATA_DIRS: $d is given twice"
     seen[$d]=1
+done
+for d in "${dirs[@]}"; do
     if [ ${#dirs[@]} -gt 1 ] && [ "$(stat -L -c %d "$d")" = "$root_dev" ]; then
         die "AOPS_MINIO_DATA_DIRS: $d is on the container's root filesystem; with several drives MinIO refuses root-filesystem drives and retries forever: mount a volume at each"
     fi
