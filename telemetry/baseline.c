@@ -302,17 +302,18 @@ static void human_bytes(double b, char *out, size_t len) {
 
 /* One drive: its entry for the file (figures or nulls with a reason). */
 static json_t *measure(const struct config *cfg, const struct drive *d, FILE *out, int *stop) {
-    char reason[1024] = "", ident[1400] = "", dev0[64];
-    snprintf(dev0, sizeof dev0, "%s", d->devs[0].name);
-    baseline_identity("/", dev0, ident, sizeof ident);
-    json_t *names = json_array();
-    for (int i = 0; i < d->ndevs; i++)
+    char reason[1024] = "", ident[1400];
+    json_t *names = json_array(), *idents = json_object();
+    for (int i = 0; i < d->ndevs; i++) {
         json_array_append_new(names, json_string(d->devs[i].name));
+        baseline_identity("/", d->devs[i].name, ident, sizeof ident);
+        json_object_set_new(idents, d->devs[i].name, json_string(ident));
+    }
     char when[64];
     wall_format(wall_now(), when, sizeof when);
-    json_t *e = json_pack("{s:n, s:n, s:n, s:s, s:s, s:o, s:s, s:s}", "seq_read_Bps",
+    json_t *e = json_pack("{s:n, s:n, s:n, s:s, s:s, s:o, s:o, s:s}", "seq_read_Bps",
                           "rand_read_iops", "fio_version", "path", d->path, "role", d->role,
-                          "devices", names, "identity", ident, "measured_at", when);
+                          "devices", names, "identities", idents, "measured_at", when);
     struct statvfs vfs;
     char need[32], have[32];
     struct fio_result r = {0};
@@ -490,7 +491,8 @@ json_t *baseline_select(const json_t *file, const struct blkdev *devs, int ndevs
         }
         char ident[1400], reason[2048] = "";
         baseline_identity(sysroot, name, ident, sizeof ident);
-        const char *theirs = json_string_value(json_object_get(hit, "identity"));
+        const char *theirs =
+            json_string_value(json_object_get(json_object_get(hit, "identities"), name));
         if (!hit)
             snprintf(reason, sizeof reason, "%s has no baseline: run ./harness baseline", name);
         else if (!json_is_number(json_object_get(hit, "seq_read_Bps")))

@@ -18,10 +18,10 @@
  * up its telemetry, puts the entries of the drives it samples in
  * result.json's storage_baseline, and states each window's read throughput
  * as a percentage of their sum. An entry is only used for the same device:
- * its identity (model and serial, or a loop device's backing file, and its
- * size) is checked. Without fio, or without room for the scratch file, a
- * drive's entry is null with the reason and the run says why it has no
- * percentage. */
+ * each device's identity (model and serial, or a loop device's backing
+ * file, and its size; "identities" in the entry) is checked. Without fio, or without room for the
+ * scratch file, a drive's entry is null with the reason and the run says why it has no percentage.
+ */
 #ifndef AOPS_BASELINE_H
 #define AOPS_BASELINE_H
 

@@ -110,6 +110,13 @@ int s3_server_version(const struct config *cfg, char *out, size_t len) {
     return rc;
 }
 
+/* A member's copy, or null when absent (json_copy(NULL) is NULL, which
+ * json_object_set_new would drop, leaving no key at all). */
+static json_t *copy_or_null(const json_t *o, const char *key) {
+    json_t *v = json_object_get(o, key);
+    return v ? json_copy(v) : json_null();
+}
+
 json_t *s3_layout_json(const json_t *info) {
     const json_t *backend = json_object_get(info, "backend");
     const json_t *servers = json_object_get(info, "servers");
@@ -131,20 +138,19 @@ json_t *s3_layout_json(const json_t *info) {
     json_int_t set_size = json_integer_value(json_array_get(per_set, 0));
     json_array_foreach(per_set, i, v) if (json_integer_value(v) != set_size) set_size = 0;
 
-    json_object_set_new(out, "mode", json_copy(json_object_get(info, "mode")));
-    json_object_set_new(out, "backend_type", json_copy(json_object_get(backend, "backendType")));
+    json_object_set_new(out, "mode", copy_or_null(info, "mode"));
+    json_object_set_new(out, "backend_type", copy_or_null(backend, "backendType"));
     json_object_set_new(out, "layout", json_string(ndrives > 1 ? "erasure" : "single drive"));
     json_object_set_new(out, "servers", json_integer((json_int_t)json_array_size(servers)));
     json_object_set_new(out, "drives", json_integer((json_int_t)ndrives));
-    json_object_set_new(out, "online_drives", json_copy(json_object_get(backend, "onlineDisks")));
-    json_object_set_new(out, "offline_drives", json_copy(json_object_get(backend, "offlineDisks")));
+    json_object_set_new(out, "online_drives", copy_or_null(backend, "onlineDisks"));
+    json_object_set_new(out, "offline_drives", copy_or_null(backend, "offlineDisks"));
     json_object_set_new(out, "sets", json_integer(sets));
     json_object_set_new(out, "set_size", set_size > 0 ? json_integer(set_size) : json_null());
     json_object_set_new(out, "drives_per_set", per_set);
-    json_object_set_new(out, "parity", json_copy(json_object_get(backend, "standardSCParity")));
-    json_object_set_new(out, "rr_parity", json_copy(json_object_get(backend, "rrSCParity")));
+    json_object_set_new(out, "parity", copy_or_null(backend, "standardSCParity"));
+    json_object_set_new(out, "rr_parity", copy_or_null(backend, "rrSCParity"));
     json_object_set_new(out, "drive_paths", paths);
-    /* copies of absent members are NULL: jansson's set_new then stores null */
     return out;
 }
 
