@@ -8,6 +8,7 @@
  * reaches every layer: it plugs report/'s CSV export into the run, so the
  * run never calls up into report/. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../check/check.h"
@@ -16,6 +17,7 @@
 #include "../coordinator/runtime.h"
 #include "../report/csv.h"
 #include "../report/report.h"
+#include "../telemetry/baseline.h"
 #include "../workloads/workload.h"
 
 static const struct result_exports exports = {.csv = csv_export};
@@ -26,6 +28,28 @@ static int run_cmd(int argc, char **argv) {
 
 static int rerun_cmd(int argc, char **argv) {
     return rerun_main(argc, argv, &exports);
+}
+
+/* `harness baseline`: the data drives' own read figures with fio
+ * (telemetry/baseline.h), with the run's options (paths, --baseline-*). */
+static int baseline_cmd(int argc, char **argv) {
+    struct config *cfg = calloc(1, sizeof *cfg);
+    char err[1024];
+    int rc = 2;
+    if (!cfg) {
+        fprintf(stderr, "harness baseline: out of memory\n");
+        return 1;
+    }
+    int p = options_load(cfg, argc, argv, 1, err, sizeof err);
+    if (p == 1)
+        rc = 0;
+    else if (p != 0)
+        fprintf(stderr, "harness baseline: %s\n", err);
+    else
+        rc = baseline_run(cfg, stdout) > 0 ? 0 : 1;
+    options_free(cfg);
+    free(cfg);
+    return rc;
 }
 
 static const struct {
@@ -40,6 +64,7 @@ static const struct {
     {"rerun", rerun_cmd},
     {"check", check_main},             /* check/: recompute a result from its log */
     {"verify", verify_main},           /* check/: a signed result unchanged */
+    {"baseline", baseline_cmd},
     {"worker", worker_container_main}, /* the docker runtime's, inside a container */
 };
 
@@ -62,7 +87,7 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(cmd, commands[i].name))
             return commands[i].main(argc - 1, argv + 1);
-    char names[512] = "run, prepare, report, compare, merge, rerun, check, verify";
+    char names[512] = "run, prepare, report, compare, merge, rerun, check, verify, baseline";
     size_t o = strlen(names);
     for (int i = 0; workload_table[i]; i++)
         for (const struct wl_command *c = workload_table[i]->commands; c && c->name; c++) {

@@ -219,6 +219,14 @@ const struct opt_row config_rows[] = {
      NULL, "docker runtime: the engine's Unix socket (or unix:///path)"},
     {"container-network", OPT_STR, F(container_network), 0, 0, "host", NULL, NULL, 0, NULL,
      "docker runtime: the workers' network (host, bridge, or a compose network's name)"},
+    {"baseline", OPT_FLAG, F(baseline), 0, 0, NULL, NULL, NULL, 0, NULL,
+     "prepare: also measure each data drive with fio (as harness baseline does)"},
+    {"baseline-file", OPT_STR, F(baseline_file), 0, 0, NULL, NULL, NULL, 0, NULL,
+     "where the drives' fio baseline is kept and read from (<stack dir>/storage_baseline.json)"},
+    {"baseline-size", OPT_SIZE, F(baseline_size), 4ULL << 20, 1e15, "512M", NULL, NULL, 0, NULL,
+     "baseline: scratch file per drive (needs twice that free)"},
+    {"baseline-seconds", OPT_DOUBLE, F(baseline_seconds), 0.5, 3600, "3", NULL, NULL, 0, NULL,
+     "baseline: seconds of each fio job (sequential 1 MiB, random 4 KiB reads)"},
 };
 const size_t config_nrows = sizeof config_rows / sizeof config_rows[0];
 

@@ -85,6 +85,13 @@ struct config {
     /* --metrics-listen: the live endpoint for Prometheus (coordinator/metrics.h). */
     char metrics_listen[256]; /* ADDR:PORT, "" when off */
     double metrics_linger;    /* seconds it stays up after the run */
+    /* The drives' own baseline (telemetry/baseline.h): `harness baseline`,
+     * `prepare --baseline`; a run reads the file to state its read
+     * throughput as a share of it. */
+    int baseline;             /* prepare: measure the baseline too */
+    char baseline_file[4096]; /* "": <stack dir>/storage_baseline.json */
+    uint64_t baseline_size;   /* bytes of the scratch file per drive */
+    double baseline_seconds;  /* per fio job */
 
     /* The command line as parsed (argv[argv_first..argc) are the options):
      * the docker runtime hands it to each worker container. */

@@ -21,7 +21,8 @@ void options_usage(FILE *f) {
         "       harness merge (RUN_DIR|%s://BUCKET/PREFIX/)... [--out DIR] [--sign KEY.pem]\n"
         "       harness check RUN_DIR                 recompute a result from its operation log\n"
         "       harness verify RUN_DIR --key PUB.pem  check a signed result is unchanged\n"
-        "       harness rerun RUN_DIR [options]       the job a result records, again\n",
+        "       harness rerun RUN_DIR [options]       the job a result records, again\n"
+        "       harness baseline [--baseline-size 512M] [--baseline-seconds 3]\n",
         schemes);
     for (int i = 0; workload_table[i]; i++)
         for (const struct wl_command *c = workload_table[i]->commands; c && c->name; c++)

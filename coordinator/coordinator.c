@@ -31,6 +31,7 @@
 #include "../common/walltime.h"
 #include "../containers/cgroup_acct.h"
 #include "../telemetry/attrib.h"
+#include "../telemetry/baseline.h"
 #include "cmdline.h"
 #include "commands.h"
 #include "integrity.h"
@@ -138,6 +139,7 @@ struct coord {
     int code; /* exit code so far */
     int64_t t_launch, t0;
     json_t *reasons, *warnings, *servers;
+    json_t *server_info; /* provenance.servers: each workload's server and its settings */
     struct telemetry *tel;
     struct attrib *at;               /* where the time goes */
     struct server_check *sc;         /* the servers' own counts */
@@ -267,6 +269,7 @@ static int coord_setup(struct coord *c, const struct config *cfg) {
     c->servers = json_object();
     /* --cache cold: servers restarted before anything reads their state. */
     c->cache = policy_cold_servers(cfg, c->warnings);
+    c->server_info = json_object();
     c->we = calloc(cfg->n, sizeof *c->we);
     if (!c->we) {
         fprintf(stderr, "harness: out of memory for %u workers\n", cfg->n);
@@ -308,6 +311,8 @@ static int coord_setup(struct coord *c, const struct config *cfg) {
         if (wl->backend)
             json_object_set_new(c->servers, wl->name,
                                 wl->backend(cfg, v, sizeof v) == 0 ? json_string(v) : json_null());
+        if (wl->server_info)
+            json_object_set_new(c->server_info, wl->name, wl->server_info(cfg));
     }
     runlog_new_id(c->run_id);
     c->prov = provenance_collect(cfg, &c->r.lay, &c->verification, c->warnings);
@@ -655,6 +660,7 @@ static void coord_write(struct coord *c, int64_t t_start) {
         .cgroups = runtime_describe(c->rt),
         .startup_seconds = (double)(c->t0 - t_start) / 1e9,
         .servers = c->servers,
+        .server_info = c->server_info,
         .attrib = c->at,
         .server_check = c->sc,
         .t0_epoch = c->released ? c->t0_wall : 0,
@@ -748,6 +754,7 @@ static int coord_teardown(struct coord *c) {
     json_decref(c->cache);
     json_decref(c->prov);
     json_decref(c->verification);
+    json_decref(c->server_info);
     telemetry_free(c->tel);
     attrib_free(c->at);
     server_check_free(c->sc);
@@ -1037,6 +1044,10 @@ static int prepare_cmd(struct config *cfg) {
         fprintf(stderr, "harness prepare: %s ready (%.1f s)\n", lay.wl[w]->name,
                 (double)(now_ns() - t) / 1e9);
     }
+    /* --baseline: the drives now hold the data; a drive it cannot measure
+     * is said on its line and does not fail the prepare. */
+    if (cfg->baseline && baseline_run(cfg, stderr) < 0)
+        return EXIT_INVALID;
     return 0;
 }
 

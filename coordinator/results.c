@@ -225,6 +225,20 @@ static json_t *containers_json(const struct run_report *rep) {
     return containers;
 }
 
+/* provenance.servers: what each workload's server runs and with which
+ * settings (workload.h: server_info). Only the servers key is ours; the
+ * rest of provenance (build, libraries, data) is built beside it. */
+static void provenance_servers(json_t *res, json_t *info) {
+    if (!info)
+        return;
+    json_t *prov = json_object_get(res, "provenance");
+    if (!json_is_object(prov)) {
+        prov = json_object();
+        json_object_set_new(res, "provenance", prov);
+    }
+    json_object_set(prov, "servers", info);
+}
+
 json_t *results_build(const struct run_report *rep) {
     const struct run_ctx *r = rep->r;
     const struct config *cfg = r->cfg;
@@ -291,6 +305,7 @@ json_t *results_build(const struct run_report *rep) {
     json_object_set_new(res, "containers", containers_json(rep));
     json_object_set_new(res, "windows", windows);
     json_object_set_new(res, "telemetry", rep->tel ? telemetry_json(rep->tel) : json_null());
+    json_object_set_new(res, "storage_baseline", telemetry_baseline_json(rep->tel));
     json_object_set_new(res, "histograms", results_hists_json(lay, tot.hists));
     /* The coordinator's own cost, so its overhead at scale is on record. */
     struct rusage ru;
@@ -304,6 +319,7 @@ json_t *results_build(const struct run_report *rep) {
     attrib_results(rep->attrib, res);
     server_check_results(rep->server_check, res);
     figures_run(rep, wall, res);
+    provenance_servers(res, rep->server_info);
     results_totals_free(&tot);
     return res;
 }

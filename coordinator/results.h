@@ -44,6 +44,8 @@ struct run_report {
     const struct server_check *server_check; /* the servers' own counts; NULL: none */
     double t0_epoch; /* the release by the wall clock (windows' absolute edges); 0 none */
     json_t *cache;   /* --cache cold: what was dropped and restarted; NULL otherwise */
+    /* provenance.servers: each workload's server_info(), or NULL */
+    json_t *server_info;
 };
 
 /* Step 1, the merge: every worker's slot summed per workload. */

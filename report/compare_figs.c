@@ -29,6 +29,12 @@ static const struct fig {
     {"compare-read-iops", "storage read IOPS", "storage read IOPS per window", "read_iops", "IOPS",
      0, 0, "telemetry.read_iops.mean", "telemetry.read_iops.peak",
      "telemetry.disk_unavailable_reason"},
+    /* The read throughput against what fio measured the same drives doing
+     * (harness baseline): how close the run came to the hardware. */
+    {"compare-read-baseline", "storage read, % of the drives' fio baseline",
+     "storage read per window, % of the drives' baseline", "read_pct_of_baseline", "%", 0, 1,
+     "telemetry.read_pct_of_baseline.mean", "telemetry.read_pct_of_baseline.peak",
+     "telemetry.baseline_unavailable_reason"},
     {"compare-power", "package power, W", "package power per window", "power_w", "W", 0, 1,
      "telemetry.power.mean_w", "telemetry.power.peak_w", "telemetry.power_unavailable_reason"},
 };

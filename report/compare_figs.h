@@ -46,7 +46,7 @@ void compare_headline_charts(struct sbuf *b, const json_t *const *r, const char 
                              int n);
 
 /* Charts, inside a grid: one per window figure (compare-cpu-util,
- * compare-read-bps, compare-read-iops, compare-power), a figure no run has
+ * compare-read-bps, compare-read-iops, compare-read-baseline, compare-power), a figure no run has
  * said in words instead (id <chart id>-unavailable). */
 void compare_window_charts(struct sbuf *b, const json_t *const *r, const char *const *labels,
                            int n);

@@ -531,6 +531,66 @@ static void windows_section(struct sbuf *b, const json_t *r) {
     window_rows(b, r, WL, nw, g, gdec, 6, 0);
 }
 
+/* The drives' own fio baseline (harness baseline) and each window's read
+ * throughput as a share of it: how near the run came to the hardware. */
+static void baseline_section(struct sbuf *b, const json_t *r) {
+    const json_t *bl = json_object_get(r, "storage_baseline");
+    if (!json_is_object(bl) && !jget(r, "telemetry.baseline_unavailable_reason"))
+        return; /* an older result: nothing to say */
+    sb_puts(b, "<h2>The drives' baseline</h2>\n<p id=\"baseline-summary\">");
+    double sum = jnum(r, "telemetry.baseline_read_Bps");
+    if (isfinite(sum)) {
+        sb_puts(b, "fio measured the sampled drives at ");
+        bytes_at(b, r, "telemetry.baseline_read_Bps", "/s");
+        sb_puts(b, " of sequential 1 MiB reads together (O_DIRECT). Read throughput as a share of "
+                   "that: the whole run ");
+        num_at(b, r, "telemetry.read_pct_of_baseline.mean", 1);
+        sb_puts(b, " % on average");
+        const char *WL[MAX_WL];
+        size_t nw = workload_keys(json_object_get(r, "windows"), WL, MAX_WL);
+        for (size_t w = 0; w < nw; w++) {
+            char k[96];
+            snprintf(k, sizeof k, "windows.%s.read_pct_of_baseline.mean", WL[w]);
+            sb_puts(b, w ? ", the " : "; the ");
+            sb_esc(b, WL[w]);
+            sb_puts(b, " window ");
+            num_at(b, r, k, 1);
+            sb_puts(b, " %");
+        }
+        sb_puts(b, ".</p>\n");
+    } else {
+        sb_puts(b, "No read throughput as a share of the drives' baseline: ");
+        const char *why = jstr(r, "telemetry.baseline_unavailable_reason");
+        sb_esc(b, why ? why : "no baseline");
+        sb_puts(b, ".</p>\n");
+    }
+    if (!json_is_object(bl) || !json_object_size(bl))
+        return;
+    sb_puts(b, "<table id=\"baseline\"><tr><th>device</th><th>sequential 1 MiB read</th>"
+               "<th>random 4 KiB read IOPS</th><th class=\"t\">fio</th><th class=\"t\">"
+               "measured at</th></tr>\n");
+    const char *dev;
+    json_t *e;
+    json_object_foreach((json_t *)bl, dev, e) {
+        char k[256];
+        sb_puts(b, "<tr><td>");
+        sb_esc(b, dev);
+        sb_puts(b, "</td><td>");
+        snprintf(k, sizeof k, "storage_baseline.%s.seq_read_Bps", dev);
+        bytes_at(b, r, k, "/s");
+        sb_puts(b, "</td><td>");
+        snprintf(k, sizeof k, "storage_baseline.%s.rand_read_iops", dev);
+        num_at(b, r, k, 0);
+        sb_puts(b, "</td><td class=\"t\">");
+        const char *why = jstr(e, "reason");
+        sb_esc(b, why ? why : jstr(e, "fio_version") ? jstr(e, "fio_version") : "");
+        sb_puts(b, "</td><td class=\"t\">");
+        sb_esc(b, jstr(e, "measured_at") ? jstr(e, "measured_at") : "");
+        sb_puts(b, "</td></tr>\n");
+    }
+    sb_puts(b, "</table>\n");
+}
+
 static void system_section(struct sbuf *b, const json_t *r) {
     json_t *sys = json_object_get(r, "system"), *cfg = json_object_get(r, "config");
     sb_puts(b, "<div class=\"grid2\"><div><h2>System</h2>\n");
@@ -583,6 +643,7 @@ static void render_run(struct sbuf *b, const json_t *r, const char *name) {
     containers_section(b, r);
     telemetry_section(b, r);
     windows_section(b, r);
+    baseline_section(b, r);
     report_attrib_section(b, r);
     system_section(b, r);
     sb_printf(b, "<footer>result.json schema %s · written by harness report</footer>\n",

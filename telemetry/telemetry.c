@@ -19,8 +19,10 @@
 #include <unistd.h>
 
 #include "../common/fsread.h"
+#include "../common/json.h"
 #include "../workloads/workload.h"
 #include "series.h"
+#include "baseline.h"
 #include "telemetry.h"
 #include "telemetry_power.h"
 #include "telemetry_proc.h"
@@ -44,6 +46,12 @@ struct telemetry {
     struct blkdev devs[BLK_MAX_DEVS];
     int ndevs;
     json_t *data_paths; /* how each data path mapped to devices, built at setup */
+    /* The drives' fio baseline (baseline.h) for the sampled devices, and
+     * their summed sequential read throughput (NAN: not every device has
+     * one, baseline_why says which). */
+    json_t *baseline;
+    double baseline_bps;
+    char baseline_why[1024];
     char cpu_reason[PATH_MAX + 128], disk_reason[PATH_MAX + 128];
     struct power power;
 
@@ -139,6 +147,27 @@ static void add_data_path(struct telemetry *t, const char *sysroot, const char *
     json_array_append_new(t->data_paths, entry);
 }
 
+/* The baseline file's entries for the devices sampled. A fixture sysroot
+ * is another machine: its drives have none unless a file is named. */
+static void load_baseline(struct telemetry *t, const struct config *cfg, const char *root) {
+    char file[4200];
+    t->baseline_bps = NAN;
+    if (strcmp(root, "/") && !cfg->baseline_file[0]) {
+        snprintf(t->baseline_why, sizeof t->baseline_why, "no baseline for a --sysroot machine");
+        return;
+    }
+    baseline_path(cfg, file, sizeof file);
+    json_t *f = json_load_file(file, 0, NULL);
+    if (!f) {
+        snprintf(t->baseline_why, sizeof t->baseline_why,
+                 "no drive baseline in %s: run ./harness baseline", file);
+        return;
+    }
+    t->baseline = baseline_select(f, t->devs, t->ndevs, root, &t->baseline_bps, t->baseline_why,
+                                  sizeof t->baseline_why);
+    json_decref(f);
+}
+
 struct telemetry *telemetry_new_with(const struct config *cfg,
                                      int (*open_fn)(const char *path, int flags)) {
     struct telemetry *t = calloc(1, sizeof *t);
@@ -157,14 +186,17 @@ struct telemetry *telemetry_new_with(const struct config *cfg,
 
     /* The devices behind each workload's data (the stack's data directories,
      * the corpus) are the ones whose reads the storage figures count. */
-    for (int w = 0; workload_table[w]; w++) {
-        const char *names[4];
-        char paths[4][4096];
-        int k =
-            workload_table[w]->data_paths ? workload_table[w]->data_paths(cfg, names, paths, 4) : 0;
+    const char *names[TEL_MAX_DATA_PATHS];
+    char(*paths)[4096] = calloc(TEL_MAX_DATA_PATHS, sizeof *paths);
+    for (int w = 0; paths && workload_table[w]; w++) {
+        int k = workload_table[w]->data_paths
+                    ? workload_table[w]->data_paths(cfg, names, paths, TEL_MAX_DATA_PATHS)
+                    : 0;
         for (int i = 0; i < k; i++)
             add_data_path(t, root, names[i], paths[i]);
     }
+    free(paths);
+    load_baseline(t, cfg, root);
 
     if (sysroot_path(path, sizeof path, root, "/proc/diskstats"))
         t->disk_fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -331,6 +363,30 @@ static json_t *num(double v) {
     return isnan(v) ? json_null() : json_real(round(v * 1000.0) / 1000.0);
 }
 
+/* read_pct_of_baseline{mean, peak}: o's read_Bps as a percentage of the
+ * drives' summed fio sequential-read baseline, or null; the run's object
+ * also gets the sum and, without one, the reason. */
+static void baseline_pct(const struct telemetry *t, json_t *o, int run) {
+    json_t *r = json_object_get(o, "read_Bps");
+    int have = !isnan(t->baseline_bps) && t->baseline_bps > 0;
+    int ok = have && json_is_object(r);
+    json_object_set_new(
+        o, "read_pct_of_baseline",
+        ok ? json_pack("{s:o, s:o}", "mean",
+                       num(json_number_value(json_object_get(r, "mean")) / t->baseline_bps * 100.0),
+                       "peak",
+                       num(json_number_value(json_object_get(r, "peak")) / t->baseline_bps * 100.0))
+           : json_null());
+    if (!run)
+        return; /* a window: the rest is the run's */
+    json_object_set_new(o, "baseline_read_Bps", json_num_or_null(t->baseline_bps, have));
+    if (!ok)
+        json_object_set_new(o, "baseline_unavailable_reason",
+                            json_string(have ? "no storage read figure to compare with it (see "
+                                               "disk_unavailable_reason)"
+                                             : t->baseline_why));
+}
+
 /* Mean (weighted by each point's overlap with [start, end], within the
  * run's span) and peak of one metric; null when no point with a value
  * overlaps. */
@@ -369,6 +425,8 @@ json_t *telemetry_spans_json(const struct telemetry *t, const struct span *s, si
         struct series_col c = column(t, m);
         json_object_set_new(o, metric_names[m], series_stat_json(&c, s, n));
     }
+    if (t)
+        baseline_pct(t, o, 0);
     return o;
 }
 
@@ -440,6 +498,7 @@ json_t *telemetry_json(const struct telemetry *t) {
                             json_pack("{s:f, s:f}", "start", t->span_a, "end", t->span_b));
     if (t->started)
         json_object_set_new(o, "baseline_s", json_real(telemetry_baseline_s(t)));
+    baseline_pct(t, o, 1);
 
     json_t *series = json_array();
     for (size_t i = 0; i < t->n; i++) {
@@ -475,6 +534,10 @@ int telemetry_power_latest(const struct telemetry *t, struct tel_power_latest *o
     return 1;
 }
 
+json_t *telemetry_baseline_json(const struct telemetry *t) {
+    return t && t->baseline ? json_incref(t->baseline) : json_null();
+}
+
 void telemetry_free(struct telemetry *t) {
     if (!t)
         return;
@@ -484,6 +547,7 @@ void telemetry_free(struct telemetry *t) {
         close(t->disk_fd);
     power_close(&t->power);
     json_decref(t->data_paths);
+    json_decref(t->baseline);
     free(t->diskbuf);
     free(t->pts);
     free(t->cnt_pts);

@@ -54,9 +54,14 @@ void telemetry_sample(struct telemetry *t, int64_t now_ns);
 /* The "telemetry" object of result.json (SPEC.md). */
 json_t *telemetry_json(const struct telemetry *t);
 
-/* {cpu_util{mean,peak}, read_Bps{...}, read_iops{...}} over [start,end]
- * seconds since t0; null members where no sample falls inside. */
+/* {cpu_util{mean,peak}, read_Bps{...}, read_iops{...},
+ * read_pct_of_baseline{...}} over [start,end] seconds since t0; null members
+ * where no sample falls inside (or, for the percentage, no baseline). */
 json_t *telemetry_window_json(const struct telemetry *t, double start, double end);
+
+/* result.json's storage_baseline: the fio baseline of each device sampled
+ * (telemetry/baseline.h), null when no baseline file exists. */
+json_t *telemetry_baseline_json(const struct telemetry *t);
 
 /* Mean package power in watts over the run's span, or a negative value
  * when there is no power source (AOPS per watt is then null). */

@@ -19,6 +19,7 @@ double cpu_util_pct(const struct cpu_times *a, const struct cpu_times *b);
 double cpu_steal_pct(const struct cpu_times *a, const struct cpu_times *b);
 
 #define BLK_MAX_DEVS 32
+#define TEL_MAX_DATA_PATHS 32 /* per workload: a MinIO of many drives */
 
 struct blkdev {
     unsigned major, minor;

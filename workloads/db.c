@@ -19,9 +19,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../common/digest.h"
+#include "../common/fsread.h"
 #include "../common/util.h"
 #include "db.h"
 #include "stack_state.h"
@@ -288,6 +290,80 @@ static int db_server_version(const struct config *cfg, char *out, size_t len) {
     return 0;
 }
 
+static int db_server_locate(const struct config *cfg, struct wl_server *out);
+
+/* The server variables that move the db workload's results, as provenance
+ * records them; a name the server does not have (MySQL has no
+ * thread_handling pool, 8.0 no query cache) is null. */
+static const char *const db_info_vars[] = {
+    "innodb_buffer_pool_size", "max_connections",        "innodb_flush_method",
+    "innodb_io_capacity",      "innodb_io_capacity_max", "innodb_flush_log_at_trx_commit",
+    "innodb_flush_neighbors",  "innodb_log_file_size",   "thread_handling",
+    "query_cache_type",
+};
+#define DB_NINFO (sizeof db_info_vars / sizeof db_info_vars[0])
+
+/* A variable's text as JSON: an integer when it is one, else the string. */
+static json_t *db_value_json(const char *v) {
+    char *end;
+    if (!v)
+        return json_null();
+    long long n = strtoll(v, &end, 10);
+    return *v && !*end ? json_integer(n) : json_string(v);
+}
+
+/* provenance.servers.db: VERSION() and the variables in force, read from
+ * whatever server this run uses (the stack's, started with
+ * containers/mariadb/aops.cnf, or one the user brought: never changed). */
+static json_t *db_server_info(const struct config *cfg) {
+    char err[512];
+    MYSQL *m = db_connect(cfg, 0, err, sizeof err);
+    if (!m)
+        return json_pack("{s:n, s:s}", "version", "unavailable", err);
+    json_t *out = json_object(), *vars = json_object();
+    char sql[1024] = "SHOW GLOBAL VARIABLES WHERE Variable_name IN (";
+    for (size_t i = 0; i < DB_NINFO; i++) {
+        json_object_set_new(vars, db_info_vars[i], json_null());
+        snprintf(sql + strlen(sql), sizeof sql - strlen(sql), "%s'%s'", i ? "," : "",
+                 db_info_vars[i]);
+    }
+    snprintf(sql + strlen(sql), sizeof sql - strlen(sql), ")");
+    MYSQL_RES *r;
+    MYSQL_ROW row;
+    if (mysql_query(m, "SELECT VERSION(), @@version_comment") == 0 && (r = mysql_store_result(m))) {
+        if ((row = mysql_fetch_row(r))) {
+            json_object_set_new(out, "version", row[0] ? json_string(row[0]) : json_null());
+            json_object_set_new(out, "version_comment", row[1] ? json_string(row[1]) : json_null());
+        }
+        mysql_free_result(r);
+    }
+    if (mysql_query(m, sql) == 0 && (r = mysql_store_result(m))) {
+        while ((row = mysql_fetch_row(r)))
+            if (row[0])
+                json_object_set_new(vars, row[0], db_value_json(row[1]));
+        mysql_free_result(r);
+    } else {
+        json_object_set_new(out, "variables_unavailable", json_string(mysql_error(m)));
+    }
+    json_object_update(out, vars);
+    json_decref(vars);
+    mysql_close(m);
+    /* The stack's server: the sizing it was started with (scripts/stack). */
+    struct wl_server srv;
+    char sd[4200], path[4300], sizing[512] = "";
+    if (db_server_locate(cfg, &srv) == 0) {
+        stack_dir(cfg, sd, sizeof sd);
+        snprintf(path, sizeof path, "%s/mariadb/sizing", sd);
+        if (fs_read_str(path, sizing, sizeof sizing) >= 0) {
+            sizing[strcspn(sizing, "\r\n")] = 0;
+            json_object_set_new(out, "started_by",
+                                json_pack("{s:s, s:s}", "config_file",
+                                          "containers/mariadb/aops.cnf", "options", sizing));
+        }
+    }
+    return out;
+}
+
 /* result.json's config.db; the password stays out. */
 static json_t *db_describe(const struct config *cfg, int selected, json_t *warnings) {
     (void)selected, (void)warnings;
@@ -297,13 +373,19 @@ static json_t *db_describe(const struct config *cfg, int selected, json_t *warni
                      "database", o->name, "tls", o->tls);
 }
 
-/* The local stack's MariaDB keeps its tables here. */
+/* The local stack's MariaDB keeps its tables here: the stack's own
+ * directory (AOPS_STACK_DIR, the credentials file's), else .local/stack. */
 static int db_data_paths(const struct config *cfg, const char *names[], char paths[][4096],
                          int max) {
+    char sd[4200];
+    struct stat st;
     if (max < 1)
         return 0;
     names[0] = "mariadb";
-    snprintf(paths[0], 4096, "%s/.local/stack/mariadb", cfg->harness_dir);
+    stack_dir(cfg, sd, sizeof sd);
+    snprintf(paths[0], 4096, "%s/mariadb", sd);
+    if (stat(paths[0], &st) != 0)
+        snprintf(paths[0], 4096, "%s/.local/stack/mariadb", cfg->harness_dir);
     return 1;
 }
 
@@ -433,6 +515,7 @@ const struct workload db_workload = {
     .run = db_run,
     .close = db_close,
     .backend = db_server_version,
+    .server_info = db_server_info,
     .describe = db_describe,
     .data_paths = db_data_paths,
     .server_name = "mariadb",

@@ -305,79 +305,6 @@ int s3_run(void *p, unsigned cycle, unsigned op, struct op_result *res) {
     return 0;
 }
 
-struct grow {
-    char buf[65536];
-    size_t len;
-    char server[128]; /* the Server header */
-};
-
-static size_t grow_body(char *p, size_t sz, size_t n, void *ud) {
-    struct grow *g = ud;
-    size_t len = sz * n, room = sizeof g->buf - 1 - g->len;
-    memcpy(g->buf + g->len, p, len < room ? len : room);
-    g->len += len < room ? len : room;
-    return len;
-}
-
-static size_t grow_header(char *p, size_t sz, size_t n, void *ud) {
-    struct grow *g = ud;
-    size_t len = sz * n;
-    if (len > 8 && !strncasecmp(p, "Server: ", 8))
-        snprintf(g->server, sizeof g->server, "%.*s", (int)(len - 8), p + 8);
-    g->server[strcspn(g->server, "\r\n")] = 0;
-    return len;
-}
-
-/* For the inventory: MinIO's admin info names its version when the keys may
- * read it (the local stack's are the root user's); any other store is named
- * by its Server header. Asked once before the run, never in the measured path. */
-static int s3_server_version(const struct config *cfg, char *out, size_t len) {
-    if (s3_check_config(cfg, out, len) < 0)
-        return -1;
-    CURL *h = curl_easy_init();
-    struct curl_slist *hdr = s3_get_headers();
-    struct grow *g = calloc(1, sizeof *g);
-    char url[S3_URLLEN];
-    int rc = -1;
-    if (!h || !hdr || !g) {
-        snprintf(out, len, "out of memory");
-        goto done;
-    }
-    snprintf(url, sizeof url, "%s/minio/admin/v3/info", s3_opts(cfg)->endpoint);
-    s3_easy_setup(h, cfg);
-    curl_easy_setopt(h, CURLOPT_URL, url);
-    curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, grow_body);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, g);
-    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, grow_header);
-    curl_easy_setopt(h, CURLOPT_HEADERDATA, g);
-    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, 5000L);
-    if (curl_easy_perform(h) != CURLE_OK) {
-        snprintf(out, len, "S3 endpoint did not answer");
-        goto done;
-    }
-    long status = 0;
-    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
-    g->buf[g->len] = 0;
-    json_t *info = status == 200 ? json_loads(g->buf, 0, NULL) : NULL;
-    const char *v = json_string_value(
-        json_object_get(json_array_get(json_object_get(info, "servers"), 0), "version"));
-    if (v)
-        snprintf(out, len, "%s %s", g->server[0] ? g->server : "MinIO", v);
-    else if (g->server[0])
-        snprintf(out, len, "%s (version not disclosed)", g->server);
-    rc = v || g->server[0] ? 0 : -1;
-    if (rc)
-        snprintf(out, len, "the S3 endpoint names neither product nor version");
-    json_decref(info);
-done:
-    curl_slist_free_all(hdr);
-    if (h)
-        curl_easy_cleanup(h);
-    free(g);
-    return rc;
-}
-
 /* result.json's config.s3 and config.dataset; the keys stay out. */
 static json_t *s3_describe(const struct config *cfg, int selected, json_t *warnings) {
     (void)selected;
@@ -388,46 +315,6 @@ static json_t *s3_describe(const struct config *cfg, int selected, json_t *warni
     return json_pack("{s:{s:s, s:s, s:s, s:b}, s:s}", "s3", "endpoint", o->endpoint, "bucket",
                      o->bucket, "region", o->region, "insecure", o->insecure, "dataset",
                      o->dataset == DATASET_SHARED ? "shared" : "per-worker");
-}
-
-/* The local stack's MinIO keeps its objects here. */
-static int s3_data_paths(const struct config *cfg, const char *names[], char paths[][4096],
-                         int max) {
-    if (max < 1)
-        return 0;
-    names[0] = "minio";
-    snprintf(paths[0], 4096, "%s/.local/stack/minio", cfg->harness_dir);
-    return 1;
-}
-
-/* Host and port of an endpoint URL ("http://[::1]:9000/x" -> "::1", 9000). */
-static void endpoint_host(const char *url, char *host, size_t len, unsigned *port) {
-    const char *p = strstr(url, "://");
-    *port = strncmp(url, "https", 5) == 0 ? 443 : 80;
-    p = p ? p + 3 : url;
-    const char *at = strpbrk(p, "@/"); /* user@host */
-    if (at && *at == '@')
-        p = at + 1;
-    size_t n;
-    if (*p == '[') {
-        n = strcspn(++p, "]");
-        snprintf(host, len, "%.*s", (int)n, p);
-        p += n + (p[n] == ']');
-    } else {
-        n = strcspn(p, ":/");
-        snprintf(host, len, "%.*s", (int)n, p);
-        p += n;
-    }
-    if (*p == ':')
-        *port = (unsigned)strtoul(p + 1, NULL, 10);
-}
-
-/* The MinIO the local stack started, when this run's endpoint is it. */
-static int s3_server_locate(const struct config *cfg, struct wl_server *out) {
-    char host[256];
-    unsigned port;
-    endpoint_host(s3_opts(cfg)->endpoint, host, sizeof host, &port);
-    return stack_server_locate(cfg, "minio", "minio.pid", host, port, out);
 }
 
 /* MinIO's own count of the GetObject requests it answered (its Prometheus
@@ -525,6 +412,7 @@ const struct workload s3_workload = {
     .run = s3_run,
     .close = s3_close,
     .backend = s3_server_version,
+    .server_info = s3_server_info,
     .describe = s3_describe,
     .dataset_bytes = s3_dataset_bytes,
     .data_paths = s3_data_paths,

@@ -144,6 +144,16 @@ int s3_manifest_load_worker(const struct config *cfg, unsigned dw, unsigned max,
 json_t *s3_manifest_provenance(const struct config *cfg, char *err, size_t errlen);
 /* `harness objects-manifest`: a worker's section from the generator alone. */
 int s3_manifest_main(int argc, char **argv);
+/* s3_info.c: what serves the workload, outside the measured path (the
+ * descriptor's backend, server_info, data_paths and server_locate hooks).
+ * s3_layout_json turns MinIO's admin info (/minio/admin/v3/info) into
+ * provenance.servers.s3's layout: drives, sets, set size, parity, paths. */
+struct wl_server;
+int s3_server_version(const struct config *cfg, char *out, size_t len);
+json_t *s3_server_info(const struct config *cfg);
+json_t *s3_layout_json(const json_t *info);
+int s3_data_paths(const struct config *cfg, const char *names[], char paths[][4096], int max);
+int s3_server_locate(const struct config *cfg, struct wl_server *out);
 
 /* s3_store.c: result files in any bucket, and the clock of the S3 server
  * (the descriptor's store and clock_offset hooks). */

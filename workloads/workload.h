@@ -158,6 +158,15 @@ struct workload {
      * the coordinator before the run. 0, or -1 with out = the reason. */
     int (*backend)(const struct config *cfg, char *out, size_t len);
 
+    /* Optional: what the server behind this workload runs, with the settings
+     * that move its results (MinIO: version, drives, erasure set size and
+     * parity; MariaDB: VERSION() and the buffer pool, connections, flush and
+     * thread settings in force), as an object for result.json's
+     * provenance.servers.<name>. Asked once by the coordinator before the
+     * run, never in the measured path. Never NULL: a server that cannot be
+     * asked gives {"unavailable": why}. Never a secret. */
+    json_t *(*server_info)(const struct config *cfg);
+
     /* Optional: the workload's part of result.json's config, as an object
      * whose keys are merged into config ({"s3": {...}, "dataset": ...});
      * `selected` says whether it runs. It may append warnings (settings that

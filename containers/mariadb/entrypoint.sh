@@ -3,7 +3,10 @@
 # start (an empty /var/lib/mysql) it makes the datadir, then, with a server that listens on no
 # port, creates MARIADB_DATABASE and MARIADB_USER (password MARIADB_PASSWORD, from anywhere)
 # with every right on that database. root has no password and no network login: only the
-# unix socket inside this container (Debian's default). Arguments go to mariadbd.
+# unix socket inside this container (Debian's default). The server reads /etc/mysql/aops.cnf only
+# (containers/mariadb/aops.cnf, the configuration the local stack uses too), with the buffer pool
+# and max_connections that aops-sizing.sh works out from AOPS_MARIADB_BUFFER_POOL, the
+# container's memory limit and AOPS_CONTAINERS (x AOPS_SHARDS). Arguments go to mariadbd.
 set -eu
 die() { echo "mariadb entrypoint: $*" >&2; exit 1; }
 
@@ -16,13 +19,15 @@ echo "$MARIADB_DATABASE" | grep -Eqx '[A-Za-z0-9_]{1,64}' || die "MARIADB_DATABA
 echo "$MARIADB_USER" | grep -Eqx '[A-Za-z0-9_]{1,80}' || die "MARIADB_USER must be [A-Za-z0-9_], got '$MARIADB_USER'"
 
 install -d -o mysql -g mysql /run/mysqld "$DATA"
+CNF=/etc/mysql/aops.cnf
+sizing=$(aops-sizing.sh) || die "cannot size the server (see above)"
 
 if [ ! -d "$DATA/mysql" ]; then
     echo "mariadb entrypoint: first start: making $DATA and user '$MARIADB_USER'"
     mariadb-install-db --user=mysql --datadir="$DATA" --skip-test-db >/tmp/install-db.log 2>&1 ||
         { cat /tmp/install-db.log >&2; die "mariadb-install-db failed"; }
     sock=/run/mysqld/init.sock
-    mariadbd --user=mysql --datadir="$DATA" --skip-networking --socket="$sock" &
+    mariadbd --defaults-file="$CNF" --user=mysql --datadir="$DATA" --skip-networking --socket="$sock" &
     pid=$!
     i=0
     until mariadb-admin --socket="$sock" ping >/dev/null 2>&1; do
@@ -41,4 +46,6 @@ SQL
     wait "$pid" || true
 fi
 
-exec mariadbd --user=mysql --datadir="$DATA" --bind-address=0.0.0.0 "$@"
+echo "mariadb entrypoint: $CNF with $sizing"
+# shellcheck disable=SC2086
+exec mariadbd --defaults-file="$CNF" --user=mysql --datadir="$DATA" --bind-address=0.0.0.0 $sizing "$@"

@@ -232,6 +232,52 @@ else
     fail "components/podmonitor: kustomize build: $(head -n 3 "$TMP/monitored.err")"
 fi
 
+# ---- MinIO's drives and MariaDB's sizing: the cluster overlay with components/minio-drives-4
+# renders, validates, and mounts a volume at every path AOPS_MINIO_DATA_DIRS names (the image's
+# entrypoint refuses a path with nothing mounted); MariaDB is sized from aops-config, not argv. --
+mkdir -p "$TMP/drives4"
+rel4="$(realpath --relative-to="$TMP/drives4" "$DEPLOY")"
+printf 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - %s/overlays/cluster\ncomponents:\n  - %s/components/minio-drives-4\n' \
+    "$rel4" "$rel4" >"$TMP/drives4/kustomization.yaml"
+drive_facts() { # FILE.json WANT-DRIVES: prints what is wrong with MinIO's drives and MariaDB's sizing
+    jq -r --argjson want "$2" '
+      (.[] | select(.kind == "StatefulSet" and .metadata.name == "aops-minio")) as $m
+      | ($m.spec.template.spec.containers[0]) as $c
+      | ([$c.env[] | select(.name == "AOPS_MINIO_DATA_DIRS") | .value][0] // "" | split(",")) as $dirs
+      | ([$c.volumeMounts[].mountPath]) as $mounts
+      | ([$c.volumeMounts[].name]) as $vols
+      | ([$m.spec.volumeClaimTemplates[].metadata.name]) as $claims
+      | (.[] | select(.kind == "StatefulSet" and .metadata.name == "aops-mariadb") | .spec.template.spec.containers[0]) as $db
+      | (if ($dirs | length) != $want then "minio: \($dirs | length) drives in AOPS_MINIO_DATA_DIRS, want \($want)" else empty end),
+        ($dirs[] | select(. as $d | $mounts | index([$d]) | not) | "minio: drive \(.) has no volume mounted"),
+        ($vols[] | select(. as $v | $claims | index([$v]) | not) | "minio: mount of \(.) has no volumeClaimTemplate"),
+        (if ($claims | unique | length) != $want then "minio: \($claims | unique | length) volumes, want \($want)" else empty end),
+        (if ($c.command // []) | length > 0 then "minio: a command replaces the entrypoint that checks the drives" else empty end),
+        (if (($db.args // []) | map(select(startswith("--max-connections"))) | length) > 0 then "mariadb: max-connections on argv instead of aops-sizing.sh" else empty end),
+        ([$db.env[].name] as $e | ["AOPS_CONTAINERS", "AOPS_SHARDS"][] | select(. as $k | $e | index([$k]) | not) | "mariadb: no \(.) for its sizing")
+    ' "$1"
+}
+if "${KUSTOMIZE[@]}" "$TMP/drives4" >"$TMP/drives4.yaml" 2>"$TMP/drives4.err"; then
+    pass "cluster + components/minio-drives-4: kustomize build"
+    yaml2json "$TMP/drives4.yaml" >"$TMP/drives4.json"
+    out="$(drive_facts "$TMP/drives4.json" 4 2>&1)"
+    if [ -z "$out" ]; then pass "minio-drives-4: 4 drives, each a volume of its own, mounted where AOPS_MINIO_DATA_DIRS says; mariadb sized from aops-config"
+    else fail "minio-drives-4: $out"; fi
+    out="$(drive_facts "$TMP/cluster.json" 1 2>&1)"
+    if [ -z "$out" ]; then pass "cluster: MinIO on its one drive, mounted where AOPS_MINIO_DATA_DIRS says"; else fail "cluster: $out"; fi
+    if "$VALIDATE" --strict --quiet -k "$K8S_SCHEMA_VERSION" "$TMP/drives4.yaml" >"$TMP/validate4.out" 2>&1; then
+        pass "minio-drives-4: kubernetes-validate --strict"
+    else
+        fail "minio-drives-4: kubernetes-validate --strict: $(grep -v '^INFO' "$TMP/validate4.out" | head -n 5)"
+    fi
+    # the check bites: a mount path that is not in the list
+    jq '(.[] | select(.kind == "StatefulSet" and .metadata.name == "aops-minio") | .spec.template.spec.containers[0].volumeMounts[3].mountPath) = "/elsewhere"' \
+        "$TMP/drives4.json" >"$TMP/drives4-bad.json"
+    check_contains "a drive without its mount is caught" "drive /data4 has no volume mounted" "$(drive_facts "$TMP/drives4-bad.json" 4)"
+else
+    fail "cluster + components/minio-drives-4: kustomize build: $(head -n 3 "$TMP/drives4.err")"
+fi
+
 # ---- the shard's shell, run: exit 1 (an invalid shard) must not fail the pod, and SIGTERM must
 # reach the harness. Run with a stand-in ./harness, and without the cgroup v2 leaf move at its
 # top, which must only ever run inside a container. ---------------------------------------------
