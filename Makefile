@@ -6,13 +6,17 @@ CC      ?= gcc
 PKGS    := libcurl libmariadb libpcre2-8 liburing jansson libcgroup
 CFLAGS  ?= -O2 -g
 # snprintf truncation is how bounded buffers are meant to behave here, not a bug.
-CFLAGS  += -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -D_GNU_SOURCE -pthread \
+# `override`: a CFLAGS or LDLIBS on the command line (make CFLAGS=-O0) adds to
+# these, never drops them. Without -D_GNU_SOURCE, memmem and memrchr are
+# implicitly declared as returning int and their pointers cut to 32 bits
+# (the search's SIGSEGV of issue 28); without -Werror that is only a warning.
+override CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -D_GNU_SOURCE -pthread \
            $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -pthread
+override LDLIBS += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -pthread
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
-CFLAGS  += -DAOPS_GIT='"$(VERSION)"' -DAOPS_CC='"$(shell $(CC) --version | head -1)"'
+override CFLAGS += -DAOPS_GIT='"$(VERSION)"' -DAOPS_CC='"$(shell $(CC) --version | head -1)"'
 
 # One folder per layer (README, "Layout"); cmd/main.c, the command table, is the only
 # file that reaches every layer, and the only one outside the library.
