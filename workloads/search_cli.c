@@ -13,6 +13,7 @@
 #include "../common/util.h"
 #include "search.h"
 #include "search_engine.h"
+#include "search_simd.h"
 
 struct hit {
     char *path;
@@ -127,10 +128,10 @@ int search_cli_main(int argc, char **argv) {
         fprintf(stderr, "harness search: out of memory: output incomplete\n"), status = 2;
     if (stats)
         printf("\n%llu matched lines\n%llu files contained matches\n%llu files searched\n"
-               "%llu bytes searched\n%llu errors\n%.6f seconds (%s reader)\n",
+               "%llu bytes searched\n%llu errors\n%.6f seconds (%s reader, %s scans)\n",
                (unsigned long long)t.lines, (unsigned long long)t.matched,
                (unsigned long long)t.files, (unsigned long long)t.bytes,
-               (unsigned long long)t.errors, secs, engine_reader_name(e));
+               (unsigned long long)t.errors, secs, engine_reader_name(e), search_simd_path());
     free(h.v);
     engine_close(e);
     matcher_free(&m);
