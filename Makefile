@@ -6,6 +6,7 @@
 # never clobbered:
 #   make ARCH=arm64 (or CROSS=aarch64-linux-gnu-)  build/arm64/harness for aarch64,
 #       with Debian's cross gcc and the :arm64 -dev packages (scripts/setup --arm64);
+#       `make test-arm64` runs its tests under qemu-user.
 #   make SIMD=off   build/scalar/harness: the search's SSE2/AVX2/NEON scans compiled
 #       out, the portable scalar code only (what an Arm build without NEON would
 #       run; bench/search_simd compares the two).
@@ -83,7 +84,7 @@ OBJS     := $(LIBSRCS:%.c=$(B)/rel/%.o)
 ASANOBJS := $(LIBSRCS:%.c=$(B)/asan/%.o)
 UNITBINS := $(TESTS:tests/unit/%.c=$(B)/asan/tests/%)
 
-.PHONY: all asan bench-build setup demo test test-corpus test-v2 unit integration format clean stack-up stack-down
+.PHONY: all asan test-arm64 bench-build setup demo test test-corpus test-v2 unit integration format clean stack-up stack-down
 all: $(HARNESS_BIN)
 
 $(HARNESS_BIN): $(B)/rel/cmd/main.o $(B)/rel/libaops.a
@@ -154,6 +155,16 @@ test:
 	scripts/setup
 	$(MAKE) harness asan bench-build
 	tests/run
+
+# The aarch64 build's tests under qemu-user (tests/arm64/run; README "Arm"): unit tests,
+# the ripgrep comparison and a tiny run against the native stack. CI runs it as a step of
+# its own (.ci/run). It installs its part of setup first (scripts/setup --arm64: the
+# cross compiler, the :arm64 libraries, qemu-user-static; seconds when present).
+test-arm64:
+	scripts/setup --arm64
+	$(MAKE) harness
+	$(MAKE) ARCH=arm64 all asan
+	tests/arm64/run
 
 # The ripgrep comparison on the real trees, every pattern (tens of minutes).
 test-corpus: harness

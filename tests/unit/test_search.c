@@ -600,6 +600,12 @@ static void test_engine(void) {
     CHECK(matcher_compile(&m, "foo|xQx", err, sizeof err) == 0);
     for (int k = 0; k < 2; k++) {
         struct engine *e = engine_open(k ? READER_PREAD : READER_URING, err, sizeof err);
+        /* qemu-user does not emulate io_uring: tests/arm64/run says so, and
+         * only the pread half is checked there. */
+        if (!e && !k && getenv("AOPS_QEMU_USER")) {
+            printf("io_uring reader not checked (qemu-user has no io_uring): %s\n", err);
+            continue;
+        }
         CHECKF(e != NULL, "%s", err);
         if (!e)
             continue;
