@@ -41,7 +41,9 @@ $(error no $(ARCH) cross-build here: $(CC) or the :$(ARCH) -dev packages are mis
 endif
 endif
 endif
-ifeq ($(ARCH),arm64)
+# The target is aarch64: ARCH=arm64, or a native build on an Arm machine.
+TARGET_ARM64 := $(if $(filter arm64,$(ARCH)),1,$(if $(CROSS),,$(filter aarch64,$(shell uname -m))))
+ifneq ($(TARGET_ARM64),)
 # ARMv8.0 with the CRC32 instructions: every 64-bit Arm server core has them
 # (mandatory from v8.1; Cortex-A72, X-Gene, ThunderX and eMAG have them in
 # v8.0), so CRC32C can use __crc32c* (arm_acle.h) or a target("+crc")
