@@ -152,6 +152,19 @@ unsigned text_scan(const char *s, size_t n) {
     if (vmaxvq_u8(any) & 0x80)
         r |= TEXT_HIGH;
 #endif
+    /* The rest, or all of it without vector scans: eight bytes a word (a
+     * word has a 0 byte iff (w - 0x01..) & ~w & 0x80.. is not 0). */
+    uint64_t wzero = 0, whigh = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        wzero |= (w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull;
+        whigh |= w & 0x8080808080808080ull;
+    }
+    if (wzero)
+        r |= TEXT_NUL;
+    if (whigh)
+        r |= TEXT_HIGH;
     for (; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         if (!c)
@@ -212,6 +225,9 @@ int utf8_valid(const char *str, size_t n) {
 #elif defined(SEARCH_NEON)
         while (i + 16 <= n && vmaxvq_u8(vld1q_u8(s + i)) < 0x80)
             i += 16;
+#else
+        for (uint64_t w; i + 8 <= n && (memcpy(&w, s + i, 8), !(w & 0x8080808080808080ull));)
+            i += 8;
 #endif
         if (i >= n)
             break;

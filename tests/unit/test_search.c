@@ -452,6 +452,21 @@ static void test_text_scan(void) {
         CHECK(text_scan(b, at) == 0); /* not past its end */
         b[at] = 'a';
     }
+    /* Every position, for the word-at-a-time tail as much as the vector
+     * loops: 0x01 (a borrow in w - 0x01..) and 0x7F are neither; 0xFF is high. */
+    for (size_t at = 0; at < sizeof b; at++) {
+        b[at] = 1;
+        CHECKF(text_scan(b, sizeof b) == 0, "0x01 at %zu", at);
+        b[at] = 0x7F;
+        CHECKF(text_scan(b, sizeof b) == 0, "0x7F at %zu", at);
+        b[at] = (char)0xFF;
+        CHECKF(text_scan(b, sizeof b) == TEXT_HIGH, "0xFF at %zu", at);
+        CHECKF(utf8_valid(b, sizeof b) == 0, "0xFF at %zu is invalid UTF-8", at);
+        b[at] = 0;
+        CHECKF(text_scan(b + 1, sizeof b - 1) == (at ? TEXT_NUL : 0u), "NUL at %zu", at);
+        b[at] = 'a';
+    }
+    CHECK(utf8_valid(b, sizeof b));
 }
 
 static void test_utf16(void) {
