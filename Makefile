@@ -1,14 +1,75 @@
 # aops-harness build. `make` builds ./harness; `make test` runs the whole suite
 # against the real local stack; `make setup` installs what the build, the stack
 # and the checks need; `make demo` is the README's first command.
+#
+# Other builds go to a directory of their own, so ./harness and build/rel are
+# never clobbered:
+#   make ARCH=arm64 (or CROSS=aarch64-linux-gnu-)  build/arm64/harness for aarch64,
+#       with Debian's cross gcc and the :arm64 -dev packages (scripts/setup --arm64);
+#       `make test-arm64` runs its tests under qemu-user.
+#   make SIMD=off   build/scalar/harness: the search's SSE2/AVX2/NEON scans compiled
+#       out, the portable scalar code only (what an Arm build without NEON would
+#       run; bench/search_simd compares the two).
 
 CC      ?= gcc
 PKGS    := libcurl libmariadb libpcre2-8 liburing jansson libcgroup libcrypto
 CFLAGS  ?= -O2 -g
+PKG_CONFIG ?= pkg-config
+B       := build
+HARNESS_BIN := harness
+
+ifeq ($(ARCH),arm64)
+CROSS   ?= aarch64-linux-gnu-
+endif
+ifneq ($(CROSS),)
+TRIPLET := $(patsubst %-,%,$(CROSS))
+ifeq ($(ARCH),)
+ARCH    := $(if $(filter aarch64-%,$(TRIPLET)),arm64,$(TRIPLET))
+endif
+ifeq ($(origin CC),default)
+CC      := $(CROSS)gcc
+endif
+B       := build/$(ARCH)
+# The target's .pc files only: Debian's multiarch ones, and libmariadb-dev's,
+# which scripts/setup --arm64 unpacks into .local/$(ARCH) (it is not
+# Multi-Arch: same, so installing libmariadb-dev:arm64 would remove the
+# native libmariadb-dev).
+PKG_CONFIG := PKG_CONFIG_LIBDIR=$(CURDIR)/.local/$(ARCH)/usr/lib/$(TRIPLET)/pkgconfig:/usr/lib/$(TRIPLET)/pkgconfig:/usr/share/pkgconfig PKG_CONFIG_SYSROOT_DIR= pkg-config
+ifeq ($(filter clean,$(MAKECMDGOALS)),)
+ifeq ($(shell $(PKG_CONFIG) --exists $(PKGS) 2>/dev/null && command -v $(CC) && echo ok),)
+$(error no $(ARCH) cross-build here: $(CC) or the :$(ARCH) -dev packages are missing ($(PKGS)); run scripts/setup --arm64)
+endif
+endif
+endif
+# The target is aarch64: ARCH=arm64, or a native build on an Arm machine.
+TARGET_ARM64 := $(if $(filter arm64,$(ARCH)),1,$(if $(CROSS),,$(filter aarch64,$(shell uname -m))))
+ifneq ($(TARGET_ARM64),)
+# ARMv8.0 with the CRC32 instructions: every 64-bit Arm server core has them
+# (mandatory from v8.1; Cortex-A72, X-Gene, ThunderX and eMAG have them in
+# v8.0), so CRC32C can use __crc32c* (arm_acle.h) or a target("+crc")
+# function; a core without them is told by getauxval(AT_HWCAP) & HWCAP_CRC32.
+# NEON (Advanced SIMD) is part of the arm64 baseline: chosen at compile time.
+ARCHFLAGS := -march=armv8-a+crc
+endif
+ifeq ($(SIMD),off)
+B       := $(B)-scalar
+ifeq ($(B),build-scalar)
+B       := build/scalar
+endif
+ARCHFLAGS += -DAOPS_SCALAR
+endif
+ifneq ($(B),build)
+HARNESS_BIN := $(B)/harness
+endif
+
 # snprintf truncation is how bounded buffers are meant to behave here, not a bug.
-CFLAGS  += -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -D_GNU_SOURCE -pthread \
-           $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -pthread
+# `override`: a CFLAGS or LDLIBS on the command line (make CFLAGS=-O0) adds to
+# these, never drops them. Without -D_GNU_SOURCE, memmem and memrchr are
+# implicitly declared as returning int and their pointers cut to 32 bits
+# (the search's SIGSEGV of issue 28); without -Werror that is only a warning.
+override CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -D_GNU_SOURCE -pthread \
+           $(ARCHFLAGS) $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+override LDLIBS += $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lm -pthread
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
@@ -16,14 +77,14 @@ COMMIT  := $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 # The flags the build was made with, for result.json's provenance (before the
 # version macros, which would name themselves).
 BUILD_FLAGS := $(subst ",,$(CFLAGS))
-CFLAGS  += -DAOPS_GIT='"$(VERSION)"' -DAOPS_CC='"$(shell $(CC) --version | head -1)"' \
+override CFLAGS += -DAOPS_GIT='"$(VERSION)"' -DAOPS_CC='"$(shell $(CC) --version | head -1)"' \
            -DAOPS_COMMIT='"$(COMMIT)"' -DAOPS_CFLAGS='"$(BUILD_FLAGS)"'
 # Objects that name the version are rebuilt when it changes (a commit, or a
 # tree becoming dirty), not only when their source does: a stamp that is
 # rewritten only when its content differs.
 $(shell mkdir -p build; echo '$(VERSION) $(COMMIT)' | cmp -s - build/version.stamp || echo '$(VERSION) $(COMMIT)' > build/version.stamp)
 VERSIONED := coordinator/provenance coordinator/rerun telemetry/inventory coordinator/merge cmd/main
-$(foreach o,$(VERSIONED),build/rel/$(o).o build/asan/$(o).o): build/version.stamp
+$(foreach o,$(VERSIONED),$(B)/rel/$(o).o $(B)/asan/$(o).o): build/version.stamp
 
 # One folder per layer (README, "Layout"); cmd/main.c, the command table, is the only
 # file that reaches every layer, and the only one outside the library.
@@ -32,62 +93,62 @@ SRCS    := $(wildcard $(LAYERS:%=%/*.c) workloads/*/*.c) cmd/main.c
 LIBSRCS := $(filter-out cmd/main.c,$(SRCS))
 TESTS   := $(wildcard tests/unit/test_*.c)
 
-OBJS     := $(LIBSRCS:%.c=build/rel/%.o)
-ASANOBJS := $(LIBSRCS:%.c=build/asan/%.o)
-UNITBINS := $(TESTS:tests/unit/%.c=build/asan/tests/%)
+OBJS     := $(LIBSRCS:%.c=$(B)/rel/%.o)
+ASANOBJS := $(LIBSRCS:%.c=$(B)/asan/%.o)
+UNITBINS := $(TESTS:tests/unit/%.c=$(B)/asan/tests/%)
 
-.PHONY: all asan bench-build setup demo test test-corpus test-v2 unit integration format clean stack-up stack-down
-all: harness
+.PHONY: all asan test-arm64 bench-build setup demo test test-corpus test-v2 unit integration format clean stack-up stack-down
+all: $(HARNESS_BIN)
 
-harness: build/rel/cmd/main.o build/rel/libaops.a
+$(HARNESS_BIN): $(B)/rel/cmd/main.o $(B)/rel/libaops.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-build/rel/libaops.a: $(OBJS)
+$(B)/rel/libaops.a: $(OBJS)
 	@rm -f $@; ar rcs $@ $^
 
-build/rel/%.o: %.c $(wildcard */*.h workloads/*/*.h)
+$(B)/rel/%.o: %.c $(wildcard */*.h workloads/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
 
 # AddressSanitizer + UBSan build of the harness and of the unit tests.
-asan: build/asan/harness $(UNITBINS)
+asan: $(B)/asan/harness $(UNITBINS)
 
-build/asan/harness: build/asan/cmd/main.o build/asan/libaops.a
+$(B)/asan/harness: $(B)/asan/cmd/main.o $(B)/asan/libaops.a
 	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(LDLIBS)
 
-build/asan/libaops.a: $(ASANOBJS)
+$(B)/asan/libaops.a: $(ASANOBJS)
 	@rm -f $@; ar rcs $@ $^
 
-build/asan/%.o: %.c $(wildcard */*.h workloads/*/*.h)
+$(B)/asan/%.o: %.c $(wildcard */*.h workloads/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SAN) -c -o $@ $<
 
-build/asan/tests/%: tests/unit/%.c tests/unit/unit.h build/asan/libaops.a
+$(B)/asan/tests/%: tests/unit/%.c tests/unit/unit.h $(B)/asan/libaops.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SAN) $(LAYERS:%=-I%) -o $@ $< build/asan/libaops.a $(LDLIBS)
+	$(CC) $(CFLAGS) $(SAN) $(LAYERS:%=-I%) -o $@ $< $(B)/asan/libaops.a $(LDLIBS)
 
 # The benchmarks' C drivers (bench/), built against the library with the
 # layers' include paths: `make test` builds them too, so a moved header can
 # no longer break one unnoticed.
-BENCHBINS := $(patsubst bench/%.c,build/bench/%,$(wildcard bench/*.c)) build/bench/telemetry_overhead
+BENCHBINS := $(patsubst bench/%.c,$(B)/bench/%,$(wildcard bench/*.c)) $(B)/bench/telemetry_overhead
 bench-build: $(BENCHBINS)
 
-build/bench/cmdtime: bench/cmdtime.c
+$(B)/bench/cmdtime: bench/cmdtime.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $<
 
-build/bench/telemetry_overhead: bench/telemetry/overhead.c build/rel/libaops.a
+$(B)/bench/telemetry_overhead: bench/telemetry/overhead.c $(B)/rel/libaops.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LAYERS:%=-I%) -o $@ $< build/rel/libaops.a $(LDLIBS)
+	$(CC) $(CFLAGS) $(LAYERS:%=-I%) -o $@ $< $(B)/rel/libaops.a $(LDLIBS)
 
 # Linked --as-needed: the lean search command loads only the libraries it uses.
-build/bench/search_lean: bench/search_lean.c build/rel/libaops.a
+$(B)/bench/search_lean: bench/search_lean.c $(B)/rel/libaops.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LAYERS:%=-I%) -o $@ $< build/rel/libaops.a -Wl,--as-needed $(LDLIBS)
+	$(CC) $(CFLAGS) $(LAYERS:%=-I%) -o $@ $< $(B)/rel/libaops.a -Wl,--as-needed $(LDLIBS)
 
-build/bench/%: bench/%.c build/rel/libaops.a
+$(B)/bench/%: bench/%.c $(B)/rel/libaops.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LAYERS:%=-I%) -o $@ $< build/rel/libaops.a $(LDLIBS)
+	$(CC) $(CFLAGS) $(LAYERS:%=-I%) -o $@ $< $(B)/rel/libaops.a $(LDLIBS)
 
 setup:
 	scripts/setup
@@ -107,6 +168,16 @@ test:
 	scripts/setup --tests
 	$(MAKE) harness asan bench-build
 	tests/run
+
+# The aarch64 build's tests under qemu-user (tests/arm64/run; README "Arm"): unit tests,
+# the ripgrep comparison and a tiny run against the native stack. CI runs it as a step of
+# its own (.ci/run). It installs its part of setup first (scripts/setup --arm64: the
+# cross compiler, the :arm64 libraries, qemu-user-static; seconds when present).
+test-arm64:
+	scripts/setup --arm64
+	$(MAKE) harness
+	$(MAKE) ARCH=arm64 all asan
+	tests/arm64/run
 
 # The ripgrep comparison on the real trees, every pattern (tens of minutes).
 test-corpus: harness

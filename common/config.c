@@ -231,8 +231,9 @@ const struct opt_row config_rows[] = {
 const size_t config_nrows = sizeof config_rows / sizeof config_rows[0];
 
 /* The repository: the directory holding the harness executable, or for the
- * ASan build and the test and bench binaries under build/, the nearest
- * directory up that holds the sources. */
+ * ASan build and the test and bench binaries under build/ (build/arm64/asan/
+ * tests/ is four levels down), the nearest directory up that holds the
+ * sources. */
 static void find_repository(char *out, size_t len) {
     char exe[4096];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -246,7 +247,7 @@ static void find_repository(char *out, size_t len) {
         *slash = 0;
     char up[4096];
     snprintf(up, sizeof up, "%s", exe);
-    for (int level = 0; level < 4; level++) {
+    for (int level = 0; level < 6; level++) {
         char probe[4200];
         snprintf(probe, sizeof probe, "%s/cmd/main.c", up);
         if (access(probe, F_OK) == 0) {

@@ -72,9 +72,17 @@ aops_ticker() {
 aops_apt_install() {
     local log=$1 p st
     shift
-    local missing=()
+    local missing=() native
+    # A name without :arch means the native package (or an Architecture: all one): with the
+    # :arm64 libraries installed too, dpkg-query prints one status per architecture, and an
+    # :arm64 copy alone must not count as the native one.
+    native="$(dpkg --print-architecture)"
     for p in "$@"; do
-        st="$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)"
+        case "$p" in
+        *:*) st="$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)" ;;
+        *) st="$(dpkg-query -W -f='${Status} ${Architecture}\n' "$p" 2>/dev/null |
+            sed -n "s/ \($native\|all\)\$//p" | head -n1 || true)" ;;
+        esac
         [ "$st" = "install ok installed" ] || missing+=("$p")
     done
     [ ${#missing[@]} -gt 0 ] || return 0

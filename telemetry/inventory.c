@@ -4,6 +4,11 @@
  * scheduler that is not none, a governor other than performance, active
  * swap).
  *
+ * An Arm CPU has no vendor or model string in /proc/cpuinfo, only its MIDR
+ * fields (implementer, part, variant, revision): they are named from
+ * arm_midr.c and grouped into core types as lscpu groups them, and the
+ * topology follows lscpu's rules for Arm (see arm_topology()).
+ *
  * Everything comes from files under cfg->sysroot so tests describe other
  * machines with fixture trees. A value that cannot be read is null. This
  * runs once per run, so it may allocate freely. */
@@ -13,8 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include "../common/fsread.h"
+#include "arm_midr.h"
 #include "telemetry.h"
 
 #ifndef AOPS_GIT
@@ -24,10 +31,27 @@
 #define AOPS_CC "unknown"
 #endif
 
+/* An Arm core type: the CPUs with one MIDR (lscpu's "CPU type"). */
+#define ARM_TYPES_MAX 16
+struct arm_type {
+    int impl, part, variant, rev;
+    int first;                /* its first CPU's number: whose caches are its */
+    int cpus, cores, sockets; /* cores and sockets by lscpu's rules; -1 unknown */
+    int threads;              /* per core */
+};
+
 struct cpu_info {
     char vendor[64], model[256];
     int family, model_no, stepping; /* -1 unknown */
     int logical, sockets, cores;    /* -1 unknown */
+    int arm, clusters;              /* clusters: Arm only, -1 unknown */
+    int ntypes;
+    struct arm_type types[ARM_TYPES_MAX];
+};
+
+/* One CPU's MIDR fields from /proc/cpuinfo (-1 where absent). */
+struct arm_cpu {
+    int num, impl, part, variant, rev;
 };
 
 struct pair {
@@ -98,13 +122,189 @@ static void cpu_from_sysfs(const char *root, struct cpu_info *ci) {
     free(pairs);
 }
 
+/* A sysfs CPU mask ("0000ffff,ffffffff") as read, or NULL. */
+static char *read_mask(const char *root, int cpu, const char *name) {
+    char rel[128], path[PATH_MAX], buf[2048];
+    snprintf(rel, sizeof rel, "/sys/devices/system/cpu/cpu%d/topology/%s", cpu, name);
+    if (!sysroot_path(path, sizeof path, root, rel) || fs_read_str(path, buf, sizeof buf) < 0)
+        return NULL;
+    return strdup(fs_trim(buf));
+}
+
+static int mask_bits(const char *m) {
+    int n = 0;
+    for (; *m; m++) {
+        int c = *m;
+        int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : 0;
+        n += __builtin_popcount((unsigned)v);
+    }
+    return n;
+}
+
+static int str_cmp(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Distinct strings among v[0..n) (reordered). */
+static int distinct(char **v, int n) {
+    int d = 0;
+    qsort(v, (size_t)n, sizeof *v, str_cmp);
+    for (int i = 0; i < n; i++)
+        d += i == 0 || strcmp(v[i], v[i - 1]) != 0;
+    return d;
+}
+
+static int sys_exists(const char *root, const char *rel) {
+    char path[PATH_MAX];
+    return sysroot_path(path, sizeof path, root, rel) && access(path, F_OK) == 0;
+}
+
+/* Arm: names, core types and topology, as lscpu reads them.
+ *  - a core type is the CPUs with one MIDR; within it, a core is a distinct
+ *    thread_siblings mask and a socket a distinct core_siblings mask (so a
+ *    big.LITTLE board is one socket of each type, not a socket per
+ *    cluster); the machine's sockets are the most any type has, its cores
+ *    the sum;
+ *  - without an ACPI PPTT (a device-tree board) and with one core type,
+ *    core_siblings groups are clusters, not sockets: sockets then come
+ *    from the SMBIOS processor entries, or are unknown;
+ *  - clusters: the kernel's cluster_cpus groups where it has them, else
+ *    (no PPTT) the core_siblings groups.
+ * Returns 0, or -1 when sysfs has no topology (ci then keeps cpuinfo's). */
+static int arm_topology(const char *root, struct cpu_info *ci, const struct arm_cpu *a, int n) {
+    int *type_of = calloc((size_t)n, sizeof *type_of);
+    char **thr = calloc((size_t)n, sizeof *thr), **pkg = calloc((size_t)n, sizeof *pkg);
+    char **clu = calloc((size_t)n, sizeof *clu), **tmp = calloc((size_t)n, sizeof *tmp);
+    int rc = -1, have = 0, nclu = 0;
+    if (!type_of || !thr || !pkg || !clu || !tmp)
+        goto out;
+    ci->ntypes = 0;
+    for (int i = 0; i < n; i++) {
+        int t = 0;
+        while (t < ci->ntypes &&
+               !(ci->types[t].impl == a[i].impl && ci->types[t].part == a[i].part &&
+                 ci->types[t].variant == a[i].variant && ci->types[t].rev == a[i].rev))
+            t++;
+        if (t == ci->ntypes && t < ARM_TYPES_MAX)
+            ci->types[ci->ntypes++] = (struct arm_type){
+                a[i].impl, a[i].part, a[i].variant, a[i].rev, a[i].num, 0, -1, -1, -1};
+        type_of[i] = t < ci->ntypes ? t : ci->ntypes - 1;
+        ci->types[type_of[i]].cpus++;
+        /* An offline CPU has no topology: lscpu leaves it out too. */
+        thr[i] = read_mask(root, a[i].num, "thread_siblings");
+        pkg[i] = read_mask(root, a[i].num, "core_siblings");
+        clu[i] = read_mask(root, a[i].num, "cluster_cpus");
+        have += thr[i] && pkg[i];
+        nclu += clu[i] != NULL;
+    }
+    if (!have)
+        goto out;
+    int pptt = sys_exists(root, "/sys/firmware/acpi/tables/PPTT");
+    ci->cores = 0, ci->sockets = 0;
+    for (int t = 0; t < ci->ntypes; t++) {
+        struct arm_type *ty = &ci->types[t];
+        int k = 0;
+        ty->threads = 0;
+        for (int i = 0; i < n; i++)
+            if (type_of[i] == t && thr[i] && pkg[i]) {
+                tmp[k++] = thr[i];
+                if (mask_bits(thr[i]) > ty->threads)
+                    ty->threads = mask_bits(thr[i]);
+            }
+        ty->cores = distinct(tmp, k);
+        k = 0;
+        for (int i = 0; i < n; i++)
+            if (type_of[i] == t && thr[i] && pkg[i])
+                tmp[k++] = pkg[i];
+        ty->sockets = distinct(tmp, k);
+        ci->cores += ty->cores;
+        if (ty->sockets > ci->sockets)
+            ci->sockets = ty->sockets;
+    }
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (thr[i] && pkg[i])
+            tmp[k++] = pkg[i];
+    int groups = distinct(tmp, k);
+    if (!pptt && ci->ntypes == 1) {
+        int dmi = -1;
+        char dir[PATH_MAX];
+        DIR *d =
+            sysroot_path(dir, sizeof dir, root, "/sys/firmware/dmi/entries") ? opendir(dir) : NULL;
+        struct dirent *e;
+        while (d && (e = readdir(d)))
+            if (strncmp(e->d_name, "4-", 2) == 0)
+                dmi = dmi < 0 ? 1 : dmi + 1;
+        if (d)
+            closedir(d);
+        ci->sockets = dmi;
+        ci->types[0].sockets = dmi;
+    }
+    if (nclu == n) {
+        for (int i = 0; i < n; i++)
+            tmp[i] = clu[i];
+        ci->clusters = distinct(tmp, n);
+    } else if (!pptt)
+        ci->clusters = groups;
+    rc = 0;
+out:
+    for (int i = 0; thr && pkg && clu && i < n; i++)
+        free(thr[i]), free(pkg[i]), free(clu[i]);
+    free(type_of), free(thr), free(pkg), free(clu), free(tmp);
+    return rc;
+}
+
+/* The type's name: lscpu's, or its number when the table lacks it.
+ * Returns -1 (out empty) when cpuinfo gave no part. */
+static int arm_type_name(const struct arm_type *t, char *out, size_t len) {
+    const char *v = arm_implementer_name(t->impl), *m = arm_part_name(t->impl, t->part);
+    out[0] = '\0';
+    if (t->part < 0 || t->impl < 0)
+        return -1;
+    if (m)
+        snprintf(out, len, "%s", m);
+    else if (v)
+        snprintf(out, len, "%s part 0x%03x", v, t->part);
+    else
+        snprintf(out, len, "implementer 0x%02x part 0x%03x", t->impl, t->part);
+    return 0;
+}
+
+/* cpu_vendor and cpu_model from the types: "ARM", "Cortex-A510 +
+ * Cortex-A715 + ..." (each name once, in CPU order). */
+static void arm_names(struct cpu_info *ci) {
+    char name[96];
+    const char *v = ci->ntypes ? arm_implementer_name(ci->types[0].impl) : NULL;
+    if (v)
+        snprintf(ci->vendor, sizeof ci->vendor, "%s", v);
+    else if (ci->ntypes && ci->types[0].impl >= 0)
+        snprintf(ci->vendor, sizeof ci->vendor, "implementer 0x%02x", ci->types[0].impl);
+    ci->model[0] = '\0';
+    for (int t = 0; t < ci->ntypes; t++) {
+        if (arm_type_name(&ci->types[t], name, sizeof name) < 0) {
+            ci->model[0] = '\0'; /* a type without a part: the model is not known */
+            return;
+        }
+        int seen = 0;
+        for (int u = 0; u < t; u++) {
+            char other[96];
+            arm_type_name(&ci->types[u], other, sizeof other);
+            seen |= strcmp(other, name) == 0;
+        }
+        size_t l = strlen(ci->model);
+        if (!seen)
+            snprintf(ci->model + l, sizeof ci->model - l, "%s%s", l ? " + " : "", name);
+    }
+}
+
 static void cpu_info_read(const char *root, struct cpu_info *ci) {
     char path[PATH_MAX], line[4096];
     struct pair *pairs = NULL;
-    int n = 0, have_ids = 1;
+    struct arm_cpu *arm = NULL;
+    int n = 0, have_ids = 1, is_arm = 0;
     memset(ci, 0, sizeof *ci);
     ci->family = ci->model_no = ci->stepping = -1;
-    ci->logical = ci->sockets = ci->cores = -1;
+    ci->logical = ci->sockets = ci->cores = ci->clusters = -1;
     FILE *f = sysroot_path(path, sizeof path, root, "/proc/cpuinfo") ? fopen(path, "re") : NULL;
     while (f && fgets(line, sizeof line, f)) {
         char *colon = strchr(line, ':');
@@ -117,7 +317,22 @@ static void cpu_info_read(const char *root, struct cpu_info *ci) {
             if (!np)
                 break;
             pairs = np;
+            struct arm_cpu *na = realloc(arm, (size_t)(n + 1) * sizeof *na);
+            if (!na)
+                break;
+            arm = na;
+            arm[n] = (struct arm_cpu){atoi(val), -1, -1, -1, -1};
             pairs[n++] = (struct pair){-1, -1};
+        } else if (strncmp(key, "CPU ", 4) == 0 && n > 0) {
+            /* Arm's MIDR fields; hexadecimal but the revision. */
+            int *f = strcmp(key + 4, "implementer") == 0 ? &arm[n - 1].impl
+                     : strcmp(key + 4, "part") == 0      ? &arm[n - 1].part
+                     : strcmp(key + 4, "variant") == 0   ? &arm[n - 1].variant
+                     : strcmp(key + 4, "revision") == 0  ? &arm[n - 1].rev
+                                                         : NULL;
+            if (f)
+                *f = (int)strtol(val, NULL, 0);
+            is_arm |= f == &arm[n - 1].impl;
         } else if (strcmp(key, "vendor_id") == 0 && !ci->vendor[0]) {
             snprintf(ci->vendor, sizeof ci->vendor, "%s", val);
         } else if (strcmp(key, "model name") == 0 && !ci->model[0]) {
@@ -144,6 +359,13 @@ static void cpu_info_read(const char *root, struct cpu_info *ci) {
             count_pairs(pairs, n, &ci->sockets, &ci->cores);
     }
     free(pairs);
+    if (is_arm) {
+        ci->arm = 1;
+        if (arm_topology(root, ci, arm, n) < 0)
+            ci->cores = ci->sockets = -1; /* physical_package_id is no socket on Arm */
+        arm_names(ci);
+    }
+    free(arm);
     if (ci->cores < 0)
         cpu_from_sysfs(root, ci);
 }
@@ -182,17 +404,17 @@ static long long size_bytes(const char *s) {
     return *end == 'K' ? v << 10 : *end == 'M' ? v << 20 : *end == 'G' ? v << 30 : v;
 }
 
-static void add_caches(const char *root, json_t *sys) {
+static void add_caches(const char *root, int cpu, json_t *sys) {
     long long l1d = -1, l1i = -1, l2 = -1, l3 = -1;
     char rel[128], level[16], type[32], size[32];
     for (int i = 0; i < 16; i++) {
-        snprintf(rel, sizeof rel, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+        snprintf(rel, sizeof rel, "/sys/devices/system/cpu/cpu%d/cache/index%d/level", cpu, i);
         if (!read_line(root, rel, level, sizeof level))
             continue;
-        snprintf(rel, sizeof rel, "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
+        snprintf(rel, sizeof rel, "/sys/devices/system/cpu/cpu%d/cache/index%d/type", cpu, i);
         if (!read_line(root, rel, type, sizeof type))
             continue;
-        snprintf(rel, sizeof rel, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+        snprintf(rel, sizeof rel, "/sys/devices/system/cpu/cpu%d/cache/index%d/size", cpu, i);
         if (!read_line(root, rel, size, sizeof size))
             continue;
         long long b = size_bytes(size);
@@ -206,11 +428,47 @@ static void add_caches(const char *root, json_t *sys) {
         else if (lv == 3)
             l3 = b;
     }
-    /* Sizes of the caches cpu0 sees (one instance each, as lscpu -C shows). */
+    /* Sizes of the caches this CPU sees (one instance each, as lscpu -C shows). */
     json_object_set_new(sys, "l1d_bytes", l1d >= 0 ? json_integer(l1d) : json_null());
     json_object_set_new(sys, "l1i_bytes", l1i >= 0 ? json_integer(l1i) : json_null());
     json_object_set_new(sys, "l2_bytes", l2 >= 0 ? json_integer(l2) : json_null());
     json_object_set_new(sys, "l3_bytes", l3 >= 0 ? json_integer(l3) : json_null());
+}
+
+/* Arm's core types, null elsewhere: per type its names, MIDR fields, CPUs,
+ * cores, sockets, threads per core (lscpu's per-type figures) and the
+ * caches its first CPU sees. */
+static json_t *arm_types_json(const char *root, const struct cpu_info *ci) {
+    if (!ci->arm || !ci->ntypes)
+        return json_null();
+    json_t *a = json_array();
+    for (int i = 0; i < ci->ntypes; i++) {
+        const struct arm_type *t = &ci->types[i];
+        char name[96], hex[16];
+        arm_type_name(t, name, sizeof name);
+        json_t *o = json_object();
+        json_object_set_new(o, "vendor", str_or_null(arm_implementer_name(t->impl)));
+        json_object_set_new(o, "model", str_or_null(name));
+        snprintf(hex, sizeof hex, "0x%02x", t->impl);
+        json_object_set_new(o, "implementer", t->impl >= 0 ? json_string(hex) : json_null());
+        snprintf(hex, sizeof hex, "0x%03x", t->part);
+        json_object_set_new(o, "part", t->part >= 0 ? json_string(hex) : json_null());
+        json_object_set_new(o, "variant", int_or_null(t->variant));
+        json_object_set_new(o, "revision", int_or_null(t->rev));
+        /* lscpu's rXpY, for Arm's own cores. */
+        if (t->impl == 0x41 && t->variant >= 0 && t->rev >= 0) {
+            snprintf(name, sizeof name, "r%dp%d", t->variant, t->rev);
+            json_object_set_new(o, "stepping", json_string(name));
+        } else
+            json_object_set_new(o, "stepping", json_null());
+        json_object_set_new(o, "cpus", json_integer(t->cpus));
+        json_object_set_new(o, "cores", int_or_null(t->cores));
+        json_object_set_new(o, "sockets", int_or_null(t->sockets));
+        json_object_set_new(o, "threads_per_core", int_or_null(t->threads));
+        add_caches(root, t->first, o);
+        json_array_append_new(a, o);
+    }
+    return a;
 }
 
 /* Entries of dir named prefix<number>. -1 when dir is absent. */
@@ -355,7 +613,9 @@ json_t *inventory_json(const struct config *cfg, json_t *warnings) {
     json_object_set_new(sys, "smt", smt);
     json_object_set_new(sys, "numa_nodes",
                         int_or_null(count_numbered(root, "/sys/devices/system/node", "node")));
-    add_caches(root, sys);
+    add_caches(root, 0, sys);
+    json_object_set_new(sys, "clusters", int_or_null(ci.clusters));
+    json_object_set_new(sys, "cpu_types", arm_types_json(root, &ci));
 
     json_t *mem = json_null();
     char path[PATH_MAX], line[256];

@@ -19,6 +19,12 @@
 #include "../common/fsread.h"
 #include "telemetry_power.h"
 
+#if defined(__aarch64__)
+#define AOPS_ARCH_NAME "aarch64"
+#else
+#define AOPS_ARCH_NAME "this architecture"
+#endif
+
 #define MSR_INTEL_UNIT 0x606
 #define MSR_INTEL_PKG_ENERGY 0x611
 #define MSR_AMD_UNIT 0xC0010299
@@ -182,6 +188,14 @@ static int cpu_is_amd(const char *sysroot) {
 
 /* MSRs: /dev/cpu/N/msr for the first CPU of each package. */
 static int try_msr(struct power *p, const char *sysroot, power_open_fn op) {
+#if !defined(__x86_64__) && !defined(__i386__)
+    /* RAPL's MSRs are x86 registers: an Arm CPU has no package energy
+     * counter, so there is no module to load and no right to grant. */
+    (void)sysroot, (void)op;
+    add_reason(p, "MSR: none on %s (RAPL is x86's: Arm CPUs have no package energy counter)%s",
+               AOPS_ARCH_NAME, "");
+    return -1;
+#endif
     char dir[PATH_MAX], path[PATH_MAX + 96];
     int amd = cpu_is_amd(sysroot);
     uint32_t unit_msr = amd ? MSR_AMD_UNIT : MSR_INTEL_UNIT;

@@ -18,6 +18,7 @@
 #include "search_engine.h"
 #include "search_expect.h"
 #include "search_par.h"
+#include "search_simd.h"
 #include "workload.h"
 
 struct search_state {
@@ -43,18 +44,25 @@ static void search_close(void *st) {
     free(s);
 }
 
-/* For the inventory: the file reader the workers will use. io_uring unless
- * the kernel or a sandbox (seccomp) refuses it; then open() falls back to
- * pread, and the result says so rather than hiding it. */
+/* For the inventory: the file reader the workers will use, then how they
+ * match. io_uring unless the kernel or a sandbox (seccomp, qemu-user)
+ * refuses it; then open() falls back to pread, and the result says so
+ * rather than hiding it. The byte scans' instruction set (search_simd.h)
+ * and whether PCRE2 has its JIT follow: "io_uring; avx2 scans; PCRE2 JIT". */
 static int search_backend(const struct config *cfg, char *out, size_t len) {
     (void)cfg;
-    char err[256];
+    char err[256], reader[400];
+    uint32_t jit = 0;
     struct engine *e = engine_open(READER_URING, err, sizeof err);
     if (e) {
         engine_close(e);
-        snprintf(out, len, "io_uring");
+        snprintf(reader, sizeof reader, "io_uring");
     } else
-        snprintf(out, len, "pread (io_uring unavailable: %s)", err);
+        snprintf(reader, sizeof reader, "pread (io_uring unavailable: %s)", err);
+    if (pcre2_config(PCRE2_CONFIG_JIT, &jit) < 0)
+        jit = 0;
+    snprintf(out, len, "%s; %s scans; PCRE2 %s", reader, search_simd_path(),
+             jit ? "JIT" : "interpreter (no JIT)");
     return 0;
 }
 

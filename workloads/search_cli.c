@@ -16,6 +16,7 @@
 #include "search.h"
 #include "search_engine.h"
 #include "search_par.h"
+#include "search_simd.h"
 
 struct hit {
     char *path;
@@ -109,8 +110,8 @@ int search_cli_main(int argc, char **argv) {
     }
     struct psearch *e = psearch_open(kind, threads, &m, err, sizeof err);
     if (!e && kind == READER_URING) {
-        /* Refused by a hardened kernel (io_uring_disabled) or a seccomp
-         * profile (Docker's default): said once, then pread, as a run does. */
+        /* Refused by a hardened kernel (io_uring_disabled), a seccomp profile
+         * (Docker's default) or qemu-user: said once, then pread, as a run does. */
         fprintf(stderr, "harness search: %s; searching with the pread reader\n", err);
         e = psearch_open(READER_PREAD, threads, &m, err, sizeof err);
     }
@@ -146,10 +147,11 @@ int search_cli_main(int argc, char **argv) {
         fprintf(stderr, "harness search: out of memory: output incomplete\n"), status = 2;
     if (stats)
         printf("\n%llu matched lines\n%llu files contained matches\n%llu files searched\n"
-               "%llu bytes searched\n%llu errors\n%.6f seconds (%s reader, %u threads)\n",
+               "%llu bytes searched\n%llu errors\n%.6f seconds (%s reader, %u threads, %s scans)\n",
                (unsigned long long)t.lines, (unsigned long long)t.matched,
                (unsigned long long)t.files, (unsigned long long)t.bytes,
-               (unsigned long long)t.errors, secs, psearch_reader_name(e), psearch_threads(e));
+               (unsigned long long)t.errors, secs, psearch_reader_name(e), psearch_threads(e),
+               search_simd_path());
     free(h.v);
     psearch_close(e);
     matcher_free(&m);

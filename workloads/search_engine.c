@@ -17,15 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
-#ifdef __x86_64__
-#include <immintrin.h>
-#endif
 
 #include "../common/util.h"
 #include "search_engine.h"
+#include "search_simd.h"
 #include "search_walk.h"
 
 /* ripgrep's line buffer: 64 KiB, grown only for longer lines. */
@@ -95,7 +90,7 @@ const char *engine_reader_name(const struct engine *e) {
 
 /* ---- bytes: NUL and non-ASCII in one pass ---- */
 
-#ifdef __x86_64__
+#ifdef SEARCH_AVX2
 /* 128 bytes a round where the CPU has AVX2 (checked at run time). */
 __attribute__((target("avx2"))) static unsigned text_scan_avx2(const char *s, size_t n,
                                                                size_t *done) {
@@ -123,11 +118,11 @@ __attribute__((target("avx2"))) static unsigned text_scan_avx2(const char *s, si
 unsigned text_scan(const char *s, size_t n) {
     size_t i = 0;
     unsigned r = 0;
-#ifdef __x86_64__
+#ifdef SEARCH_AVX2
     if (__builtin_cpu_supports("avx2"))
         r = text_scan_avx2(s, n, &i);
 #endif
-#ifdef __SSE2__
+#ifdef SEARCH_SSE2
     /* 64 bytes a round: the minimum byte is 0 iff there is a NUL, the OR of
      * all has its top bit set iff one is >= 0x80. */
     const __m128i zero = _mm_setzero_si128();
@@ -144,7 +139,33 @@ unsigned text_scan(const char *s, size_t n) {
         r |= TEXT_NUL;
     if (_mm_movemask_epi8(any))
         r |= TEXT_HIGH;
+#elif defined(SEARCH_NEON)
+    /* The same 64 bytes a round with NEON, reduced across lanes at the end. */
+    const uint8_t *u = (const uint8_t *)s;
+    uint8x16_t mn = vdupq_n_u8(0xFF), any = vdupq_n_u8(0);
+    for (; i + 64 <= n; i += 64) {
+        uint8x16x4_t v = vld1q_u8_x4(u + i);
+        mn = vminq_u8(mn, vminq_u8(vminq_u8(v.val[0], v.val[1]), vminq_u8(v.val[2], v.val[3])));
+        any = vorrq_u8(any, vorrq_u8(vorrq_u8(v.val[0], v.val[1]), vorrq_u8(v.val[2], v.val[3])));
+    }
+    if (vminvq_u8(mn) == 0)
+        r |= TEXT_NUL;
+    if (vmaxvq_u8(any) & 0x80)
+        r |= TEXT_HIGH;
 #endif
+    /* The rest, or all of it without vector scans: eight bytes a word (a
+     * word has a 0 byte iff (w - 0x01..) & ~w & 0x80.. is not 0). */
+    uint64_t wzero = 0, whigh = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        wzero |= (w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull;
+        whigh |= w & 0x8080808080808080ull;
+    }
+    if (wzero)
+        r |= TEXT_NUL;
+    if (whigh)
+        r |= TEXT_HIGH;
     for (; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         if (!c)
@@ -198,10 +219,16 @@ int utf8_valid(const char *str, size_t n) {
     size_t i = 0;
     while (i < n) {
         /* ASCII sixteen bytes at a time: source code is nearly all ASCII. */
-#ifdef __SSE2__
+#if defined(SEARCH_SSE2)
         while (i + 16 <= n &&
                !_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)(const void *)(s + i))))
             i += 16;
+#elif defined(SEARCH_NEON)
+        while (i + 16 <= n && vmaxvq_u8(vld1q_u8(s + i)) < 0x80)
+            i += 16;
+#else
+        for (uint64_t w; i + 8 <= n && (memcpy(&w, s + i, 8), !(w & 0x8080808080808080ull));)
+            i += 8;
 #endif
         if (i >= n)
             break;

@@ -19,14 +19,9 @@
  * needs no PCRE2 at all. */
 #include <stdio.h>
 #include <string.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
-#ifdef __x86_64__
-#include <immintrin.h>
-#endif
 
 #include "search_match.h"
+#include "search_simd.h"
 
 /* PCRE2's own default match limit, which ripgrep keeps: a pathological
  * pattern fails with an error instead of hanging the worker. */
@@ -41,6 +36,16 @@
  * '\n' makes the whole-buffer scan cross lines; 45M -> 29M instructions
  * over CPython's Objects/.) */
 #define LINE_FILTER_MINLEN 32
+
+const char *search_simd_path(void) {
+#if defined(SEARCH_AVX2)
+    return __builtin_cpu_supports("avx2") ? "avx2" : "sse2";
+#elif defined(SEARCH_NEON)
+    return "neon";
+#else
+    return "scalar";
+#endif
+}
 
 int matcher_needs_per_line(const char *p) {
     static const char *const tokens[] = {"(?=", "(?!", "(?<=", "(?<!", "(*", "\\A",
@@ -745,7 +750,7 @@ static int lit_eq(const char *s, const char *lit, size_t n, int icase) {
     return 1;
 }
 
-#ifdef __x86_64__
+#ifdef SEARCH_AVX2
 /* The same scan, 32 candidate starts at a time: where the CPU has AVX2
  * (checked at run time; the build targets baseline x86-64). Returns the
  * first candidate confirmed, or where the scalar tail must go on. */
@@ -781,7 +786,7 @@ __attribute__((target("avx2"))) static size_t lit_scan_avx2(const char *buf, siz
  * survivors confirmed in full. */
 static size_t lit_find(const struct prefilter *pf, int k, const char *buf, size_t from,
                        size_t len) {
-    size_t ll = pf->len[k], r1 = pf->rare[k][0], r2 = pf->rare[k][1];
+    size_t ll = pf->len[k];
     const char *lit = pf->lit[k];
     int icase = pf->icase;
     if (from + ll > len)
@@ -793,7 +798,11 @@ static size_t lit_find(const struct prefilter *pf, int k, const char *buf, size_
         return p ? (size_t)(p - buf) : SIZE_MAX;
     }
     /* Starts i..i+15 (31) are all <= last, so loads end at last + ll - 1 < len. */
-#ifdef __x86_64__
+    size_t r1 = pf->rare[k][0], r2 = pf->rare[k][1];
+    const unsigned char ca = (unsigned char)lit[r1], cb = (unsigned char)lit[r2];
+    const unsigned char fa = icase && is_alpha(lit[r1]) ? 0x20 : 0;
+    const unsigned char fb = icase && is_alpha(lit[r2]) ? 0x20 : 0;
+#ifdef SEARCH_AVX2
     if (__builtin_cpu_supports("avx2")) {
         int found;
         i = lit_scan_avx2(buf, i, last, lit, ll, r1, r2, icase, &found);
@@ -801,15 +810,14 @@ static size_t lit_find(const struct prefilter *pf, int k, const char *buf, size_
             return i;
     }
 #endif
-#ifdef __SSE2__
-    const __m128i a = _mm_set1_epi8(lit[r1]), b = _mm_set1_epi8(lit[r2]);
-    const __m128i fa = _mm_set1_epi8(icase && is_alpha(lit[r1]) ? 0x20 : 0);
-    const __m128i fb = _mm_set1_epi8(icase && is_alpha(lit[r2]) ? 0x20 : 0);
+#if defined(SEARCH_SSE2)
+    const __m128i a = _mm_set1_epi8((char)ca), b = _mm_set1_epi8((char)cb);
+    const __m128i va = _mm_set1_epi8((char)fa), vb = _mm_set1_epi8((char)fb);
     for (; i + 16 <= last + 1; i += 16) {
         __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(buf + i + r1));
         __m128i y = _mm_loadu_si128((const __m128i *)(const void *)(buf + i + r2));
         unsigned mask = (unsigned)_mm_movemask_epi8(_mm_and_si128(
-            _mm_cmpeq_epi8(_mm_or_si128(x, fa), a), _mm_cmpeq_epi8(_mm_or_si128(y, fb), b)));
+            _mm_cmpeq_epi8(_mm_or_si128(x, va), a), _mm_cmpeq_epi8(_mm_or_si128(y, vb), b)));
         while (mask) {
             size_t at = i + (size_t)__builtin_ctz(mask);
             if (lit_eq(buf + at, lit, ll, icase))
@@ -817,9 +825,41 @@ static size_t lit_find(const struct prefilter *pf, int k, const char *buf, size_
             mask &= mask - 1;
         }
     }
+#elif defined(SEARCH_NEON)
+    const uint8x16_t a = vdupq_n_u8(ca), b = vdupq_n_u8(cb);
+    const uint8x16_t va = vdupq_n_u8(fa), vb = vdupq_n_u8(fb);
+    const uint8_t *u = (const uint8_t *)buf;
+    for (; i + 16 <= last + 1; i += 16) {
+        uint8x16_t x = vld1q_u8(u + i + r1), y = vld1q_u8(u + i + r2);
+        uint8x16_t eq = vandq_u8(vceqq_u8(vorrq_u8(x, va), a), vceqq_u8(vorrq_u8(y, vb), b));
+        uint64_t mask = neon_mask4(eq) & 0x8888888888888888ull; /* one bit per byte */
+        while (mask) {
+            size_t at = i + (size_t)(__builtin_ctzll(mask) >> 2);
+            if (lit_eq(buf + at, lit, ll, icase))
+                return at;
+            mask &= mask - 1;
+        }
+    }
 #endif
+    /* The rest, or all of it without vector scans: where the rarer byte's
+     * case does not matter, libc's memchr (fast on every ISA) jumps to it;
+     * else each start is tested on the two rare bytes inline before the full
+     * compare (a memcmp call per byte was 10x slower). */
+    if (!fa) {
+        while (i <= last) {
+            const char *p = memchr(buf + i + r1, ca, last - i + 1);
+            if (!p)
+                return SIZE_MAX;
+            i = (size_t)(p - buf) - r1;
+            if (((unsigned char)buf[i + r2] | fb) == cb && lit_eq(buf + i, lit, ll, icase))
+                return i;
+            i++;
+        }
+        return SIZE_MAX;
+    }
     for (; i <= last; i++)
-        if (lit_eq(buf + i, lit, ll, icase))
+        if (((unsigned char)buf[i + r1] | fa) == ca && ((unsigned char)buf[i + r2] | fb) == cb &&
+            lit_eq(buf + i, lit, ll, icase))
             return i;
     return SIZE_MAX;
 }
@@ -860,7 +900,7 @@ static int line_ok(const struct matcher *m, const char *buf, size_t ls, size_t l
     return 1;
 }
 
-#ifdef __x86_64__
+#ifdef SEARCH_AVX2
 /* The chain's scan, 32 starts at a time: each position's byte looked up in
  * its set by nibbles (vpshufb): bit h of lo[b & 15] says whether byte
  * h*16 + (b & 15) is in the set, for the ASCII half; a byte >= 0x80 is in
@@ -901,18 +941,59 @@ chain_scan_avx2(const struct chain *c, const char *buf, size_t i, size_t last, i
 }
 #endif
 
+#ifdef SEARCH_NEON
+/* The same, 16 starts at a time with NEON's table lookup (TBL), which reads
+ * a 16-byte table as vpshufb does one lane. */
+static size_t chain_scan_neon(const struct chain *c, const char *buf, size_t i, size_t last,
+                              int *found) {
+    static const uint8_t hb[16] = {1, 2, 4, 8, 16, 32, 64, 128};
+    const uint8x16_t nib = vdupq_n_u8(0x0F), hibit = vld1q_u8(hb), top = vdupq_n_u8(0x80);
+    const uint8_t *u = (const uint8_t *)buf;
+    uint8x16_t lo[CHAIN_MAX];
+    int high[CHAIN_MAX];
+    for (int j = 0; j < c->n; j++) {
+        lo[j] = vld1q_u8(c->lo[j]);
+        high[j] = c->set[j][16] != 0;
+    }
+    for (; i + 16 <= last + 1; i += 16) {
+        uint8x16_t acc = vdupq_n_u8(0xFF);
+        for (int j = 0; j < c->n; j++) {
+            uint8x16_t x = vld1q_u8(u + i + (size_t)j);
+            uint8x16_t t =
+                vandq_u8(vqtbl1q_u8(lo[j], vandq_u8(x, nib)), vqtbl1q_u8(hibit, vshrq_n_u8(x, 4)));
+            uint8x16_t in = vtstq_u8(t, t);
+            if (high[j])
+                in = vorrq_u8(in, vcgeq_u8(x, top)); /* a byte >= 0x80 */
+            acc = vandq_u8(acc, in);
+        }
+        uint64_t mask = neon_mask4(acc);
+        if (mask) {
+            *found = 1;
+            return i + (size_t)(__builtin_ctzll(mask) >> 2);
+        }
+    }
+    *found = 0;
+    return i;
+}
+#endif
+
 /* The next start of the chain in buf[from, len), or SIZE_MAX. */
 static size_t chain_find(const struct chain *c, const char *buf, size_t from, size_t len) {
     if (from + (size_t)c->n > len)
         return SIZE_MAX;
     size_t last = len - (size_t)c->n, i = from;
-#ifdef __x86_64__
+#ifdef SEARCH_AVX2
     if (__builtin_cpu_supports("avx2")) {
         int found;
         i = chain_scan_avx2(c, buf, i, last, &found);
         if (found)
             return i;
     }
+#elif defined(SEARCH_NEON)
+    int found;
+    i = chain_scan_neon(c, buf, i, last, &found);
+    if (found)
+        return i;
 #endif
     for (; i <= last; i++) {
         int j = 0;

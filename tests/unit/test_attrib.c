@@ -214,11 +214,17 @@ static void test_attrib(struct config *cfg) {
     /* the fixture cgroup does not move: 0, which is a reading, not a gap */
     CHECK(jnum(res, "attribution.run.minio.cpu_s") == 0);
     CHECK(jnum(res, "attribution.run.minio.share") == 0);
-    /* this process spun ~0.15 s as "mariadb" and as "coordinator" */
+    /* this process spun ~0.15 s as "mariadb" and as "coordinator" (qemu-user
+     * answers a process's own /proc/PID/stat with its CPU times 0) */
     double me = jnum(res, "attribution.run.mariadb.cpu_s");
-    CHECKF(me > 0.11 && me < 0.5, "%f", me);
     double co = jnum(res, "attribution.run.coordinator.cpu_s");
-    CHECKF(fabs(co - me) < 0.03, "%f %f", co, me);
+    if (getenv("AOPS_QEMU_USER"))
+        printf("qemu-user: this process's own CPU time is not emulated: %f %f not checked\n", me,
+               co);
+    else {
+        CHECKF(me > 0.11 && me < 0.5, "%f", me);
+        CHECKF(fabs(co - me) < 0.03, "%f %f", co, me);
+    }
     CHECKF(fabs(jnum(res, "attribution.w.mariadb.cpu_s_per_op") -
                 jnum(res, "attribution.w.mariadb.cpu_s") / 10) < 1e-12,
            "per op");

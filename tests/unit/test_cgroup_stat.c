@@ -184,8 +184,14 @@ static void test_live(void) {
     /* reaped: gone as a process, kept in our cutime */
     CHECK(pidstat_read("/", c, 0, &t, why, sizeof why) == -1);
     CHECK(pidstat_read("/", getpid(), 1, &tree1, why, sizeof why) == 0);
-    CHECKF(tree1.total_s >= tree0.total_s - 0.02, "tree after reap %f before %f", tree1.total_s,
-           tree0.total_s);
+    /* (qemu-user answers a process's own /proc/PID/stat with its CPU times,
+     * cutime included, 0) */
+    if (getenv("AOPS_QEMU_USER"))
+        printf("qemu-user: own cutime not emulated: tree after reap %f not checked\n",
+               tree1.total_s);
+    else
+        CHECKF(tree1.total_s >= tree0.total_s - 0.02, "tree after reap %f before %f", tree1.total_s,
+               tree0.total_s);
 
     struct machine_time m0, m1;
     CHECK(machine_cpu_read("/", &m0, why, sizeof why) == 0);

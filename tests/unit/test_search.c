@@ -452,6 +452,21 @@ static void test_text_scan(void) {
         CHECK(text_scan(b, at) == 0); /* not past its end */
         b[at] = 'a';
     }
+    /* Every position, for the word-at-a-time tail as much as the vector
+     * loops: 0x01 (a borrow in w - 0x01..) and 0x7F are neither; 0xFF is high. */
+    for (size_t at = 0; at < sizeof b; at++) {
+        b[at] = 1;
+        CHECKF(text_scan(b, sizeof b) == 0, "0x01 at %zu", at);
+        b[at] = 0x7F;
+        CHECKF(text_scan(b, sizeof b) == 0, "0x7F at %zu", at);
+        b[at] = (char)0xFF;
+        CHECKF(text_scan(b, sizeof b) == TEXT_HIGH, "0xFF at %zu", at);
+        CHECKF(utf8_valid(b, sizeof b) == 0, "0xFF at %zu is invalid UTF-8", at);
+        b[at] = 0;
+        CHECKF(text_scan(b + 1, sizeof b - 1) == (at ? TEXT_NUL : 0u), "NUL at %zu", at);
+        b[at] = 'a';
+    }
+    CHECK(utf8_valid(b, sizeof b));
 }
 
 static void test_utf16(void) {
@@ -600,6 +615,12 @@ static void test_engine(void) {
     CHECK(matcher_compile(&m, "foo|xQx", err, sizeof err) == 0);
     for (int k = 0; k < 2; k++) {
         struct engine *e = engine_open(k ? READER_PREAD : READER_URING, err, sizeof err);
+        /* qemu-user does not emulate io_uring: tests/arm64/run says so, and
+         * only the pread half is checked there. */
+        if (!e && !k && getenv("AOPS_QEMU_USER")) {
+            printf("io_uring reader not checked (qemu-user has no io_uring): %s\n", err);
+            continue;
+        }
         CHECKF(e != NULL, "%s", err);
         if (!e)
             continue;

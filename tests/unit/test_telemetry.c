@@ -314,6 +314,15 @@ static void test_msr_amd(void) {
 
     power_open(&p, root, NULL);
     CHECK(p.src == POWER_NONE);
+#if !defined(__x86_64__) && !defined(__i386__)
+    /* An aarch64 build: RAPL's MSRs do not exist there, a file laid out like
+     * one changes nothing, and the reason does not say to load a module. */
+    CHECKF(strstr(p.reason, "powercap RAPL: no package domain") &&
+               strstr(p.reason, "MSR: none on aarch64") && !strstr(p.reason, "modprobe"),
+           "%s", p.reason);
+    power_close(&p);
+    return;
+#endif
     CHECKF(strstr(p.reason, "powercap RAPL: no package domain") &&
                strstr(p.reason, "perf power PMU") && strstr(p.reason, "modprobe msr"),
            "%s", p.reason);
