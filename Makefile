@@ -4,6 +4,13 @@
 
 CC      ?= gcc
 PKGS    := libcurl libmariadb libpcre2-8 liburing jansson libcgroup
+# IPMI to a BMC over the network (--bmc ipmi://) goes through FreeIPMI's libfreeipmi where
+# it is installed (scripts/setup installs it with the tests' packages); a build without it
+# has every other power source, and that one says how to get it.
+ifeq ($(shell pkg-config --exists libfreeipmi 2>/dev/null && echo y),y)
+PKGS    += libfreeipmi
+CFLAGS  += -DAOPS_FREEIPMI
+endif
 CFLAGS  ?= -O2 -g
 # snprintf truncation is how bounded buffers are meant to behave here, not a bug.
 CFLAGS  += -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -D_GNU_SOURCE -pthread \

@@ -245,6 +245,7 @@ static int coord_setup(struct coord *c, const struct config *cfg) {
                                 wl->backend(cfg, v, sizeof v) == 0 ? json_string(v) : json_null());
     }
     c->tel = telemetry_new(cfg);
+    telemetry_say(c->tel, stderr); /* a BMC that cannot be read: said now, not in the run */
     throughput_attach(c->tel, &c->r);
     struct attrib_in ai = {.cfg = cfg, .acct = c->r.acct, .acct_why = acct_why};
     c->at = attrib_new(&ai);
@@ -504,6 +505,7 @@ static void coord_loop(struct coord *c) {
             nanosleep(&(struct timespec){0, (long)gap}, NULL);
         int64_t now = now_ns();
         telemetry_sample(c->tel, now);
+        telemetry_end(c->tel);
         attrib_sample(c->at, now);
         progress(c, t0, expected, 1);
     }

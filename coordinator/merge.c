@@ -477,24 +477,44 @@ static json_t *merge_system(struct shard_in *u, size_t nu, unsigned hosts) {
     return s;
 }
 
-/* telemetry: power summed over machines when every one has it; CPU
- * utilisation averaged over machines (peak: the highest); read rates
- * summed. The series stay per host. */
-static json_t *merge_telemetry(struct shard_in *u, size_t nu, unsigned hosts, double *watts) {
-    double power = 0, cpu = 0, cpu_peak = NAN, rbps = 0, riops = 0;
-    int power_ok = 1, cpu_ok = 1, rd_ok = 1;
-    char why[1024] = "";
+/* Power of one scope summed over the machines when every one has it, else
+ * NAN with the first missing one's reason. */
+static double merge_power(struct shard_in *u, size_t nu, const char *scope, char *why, size_t len) {
+    char mean[96], reason[96];
+    snprintf(mean, sizeof mean, "telemetry.power.scope=%s.mean_w", scope);
+    snprintf(reason, sizeof reason, "telemetry.power.scope=%s.reason", scope);
+    double power = 0;
+    int any = 0;
+    why[0] = '\0';
     for (size_t i = 0; i < nu; i++) {
         if (!u[i].host_first)
             continue;
-        double w = jnum(u[i].r, "telemetry.power.mean_w");
-        if (!isfinite(w) && power_ok) {
-            const char *r = jstr(u[i].r, "telemetry.power_unavailable_reason");
-            snprintf(why, sizeof why, "no power reading on shard %u (%s): %s", u[i].index,
+        any = 1;
+        double w = jnum(u[i].r, mean);
+        if (!isfinite(w)) {
+            const char *r = jstr(u[i].r, reason);
+            snprintf(why, len, "no %s power reading on shard %u (%s): %s", scope, u[i].index,
                      host_of(&u[i]), r ? r : "none recorded");
-            power_ok = 0;
+            return NAN;
         }
-        power += isfinite(w) ? w : 0;
+        power += w;
+    }
+    if (!any)
+        snprintf(why, len, "no host");
+    return any ? power : NAN;
+}
+
+/* telemetry: power of each scope summed over machines when every one has
+ * it; CPU utilisation averaged over machines (peak: the highest); read
+ * rates summed. The series stay per host. */
+static json_t *merge_telemetry(struct shard_in *u, size_t nu, unsigned hosts, double *watts,
+                               double *pwatts) {
+    double cpu = 0, cpu_peak = NAN, rbps = 0, riops = 0;
+    int cpu_ok = 1, rd_ok = 1;
+    char why[1024] = "", pwhy[1024];
+    for (size_t i = 0; i < nu; i++) {
+        if (!u[i].host_first)
+            continue;
         double c = jnum(u[i].r, "telemetry.cpu_util.mean"),
                cp = jnum(u[i].r, "telemetry.cpu_util.peak");
         cpu_ok &= isfinite(c);
@@ -508,7 +528,8 @@ static json_t *merge_telemetry(struct shard_in *u, size_t nu, unsigned hosts, do
         riops += isfinite(ri) ? ri : 0;
     }
     int any = hosts > 0;
-    *watts = power_ok && any ? power : NAN;
+    *watts = merge_power(u, nu, "package", why, sizeof why);
+    *pwatts = merge_power(u, nu, "platform", pwhy, sizeof pwhy);
     json_t *t = json_object();
     json_object_set_new(t, "per_host", json_string("shards[].telemetry"));
     json_object_set_new(t, "cpu_util",
@@ -521,13 +542,18 @@ static json_t *merge_telemetry(struct shard_in *u, size_t nu, unsigned hosts, do
     json_object_set_new(
         t, "read_iops",
         json_pack("{s:o, s:n}", "mean", json_num_or_null(riops, rd_ok && any), "peak"));
-    json_object_set_new(t, "power",
-                        power_ok && any
-                            ? json_pack("{s:s, s:f, s:n, s:i}", "source", "sum over the hosts",
-                                        "mean_w", power, "peak_w", "hosts", (int)hosts)
-                            : json_null());
+    json_t *pw = json_array();
+    for (int k = 0; k < 2; k++) {
+        double w = k ? *pwatts : *watts;
+        json_array_append_new(
+            pw, json_pack("{s:s, s:s, s:o, s:n, s:i, s:o}", "source", "sum over the hosts", "scope",
+                          k ? "platform" : "package", "mean_w", json_num_or_null(w, 1), "peak_w",
+                          "hosts", (int)hosts, "reason",
+                          isfinite(w) ? json_null() : json_string(k ? pwhy : why)));
+    }
+    json_object_set_new(t, "power", pw);
     json_object_set_new(t, "power_unavailable_reason",
-                        power_ok && any ? json_null() : json_string(any ? why : "no host"));
+                        isfinite(*watts) ? json_null() : json_string(why));
     json_object_set_new(t, "series", json_array());
     return t;
 }
@@ -559,7 +585,8 @@ static json_t *shard_entry(const struct shard_in *s) {
         {"clock_reference", "shard.clock.reference"},
         {"physical_cores", "system.physical_cores"},
         {"cpu_model", "system.cpu_model"},
-        {"power_w", "telemetry.power.mean_w"},
+        {"power_w", "telemetry.power.scope=package.mean_w"},
+        {"power_platform_w", "telemetry.power.scope=platform.mean_w"},
         {"cpu_util_mean", "telemetry.cpu_util.mean"},
         {"warnings", "warnings"},
         {"system", "system"},
@@ -648,14 +675,15 @@ json_t *merge_results(json_t *const *in, const char *const *names, size_t n) {
     double ncores = jnum(cores, "physical_cores");
     if (nu && isnan(ncores))
         add(warnings, "per-core AOPS unavailable: a host does not know its physical cores");
-    double watts;
-    json_t *telemetry = merge_telemetry(u, nu, hosts, &watts);
-    json_t *totals =
-        json_pack("{s:I, s:I, s:I, s:o, s:o, s:o, s:o}", "ops", (json_int_t)ops, "errors",
-                  (json_int_t)errors, "expected_ops", (json_int_t)expected, "wall_seconds",
-                  json_num_or_null(wall, released), "aops", json_num_or_null(aops, wall > 0),
-                  "aops_per_core", json_num_or_null(aops / ncores, wall > 0 && ncores > 0),
-                  "aops_per_watt", json_num_or_null(aops / watts, wall > 0 && watts > 0));
+    double watts, pwatts;
+    json_t *telemetry = merge_telemetry(u, nu, hosts, &watts, &pwatts);
+    json_t *totals = json_pack(
+        "{s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o}", "ops", (json_int_t)ops, "errors",
+        (json_int_t)errors, "expected_ops", (json_int_t)expected, "wall_seconds",
+        json_num_or_null(wall, released), "aops", json_num_or_null(aops, wall > 0), "aops_per_core",
+        json_num_or_null(aops / ncores, wall > 0 && ncores > 0), "aops_per_watt",
+        json_num_or_null(aops / watts, wall > 0 && watts > 0), "aops_per_watt_platform",
+        json_num_or_null(aops / pwatts, wall > 0 && pwatts > 0));
 
     json_t *config = nu ? json_deep_copy(json_object_get(u[0].r, "config")) : json_object();
     if (!json_is_object(config)) {

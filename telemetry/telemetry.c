@@ -1,6 +1,7 @@
 /* telemetry.c -- the sampler: CPU utilisation, disk throughput and IOPS and
- * package power at each tick of the coordinator's loop, as a time series
- * with mean and peak for the run and for each workload window.
+ * power (each source its own column: power_set.h) at each tick of the
+ * coordinator's loop, as a time series with mean and peak for the run and
+ * for each workload window.
  *
  * Setup (telemetry_new) resolves the devices behind the data, opens every
  * file the samples re-read and sizes their buffers; a sample is then a few
@@ -20,19 +21,21 @@
 
 #include "../common/fsread.h"
 #include "../workloads/workload.h"
+#include "power_set.h"
 #include "telemetry.h"
-#include "telemetry_power.h"
 #include "telemetry_proc.h"
 
 /* One interval (t - dt, t], seconds since barrier release. */
 struct point {
     double t, dt;
-    double cpu, rbps, riops, wbps, wiops, power;
+    double cpu, rbps, riops, wbps, wiops;
+    double power[POWER_MAX_COLS]; /* the power set's columns, power_w first */
 };
 
-enum { M_CPU, M_RBPS, M_RIOPS, M_WBPS, M_WIOPS, M_POWER, M_COUNT };
-static const char *const metric_names[M_COUNT] = {"cpu_util",  "read_Bps",   "read_iops",
-                                                  "write_Bps", "write_iops", "power_w"};
+/* The metrics: five fixed, then one per power column. */
+enum { M_CPU, M_RBPS, M_RIOPS, M_WBPS, M_WIOPS, M_POWER };
+static const char *const metric_names[M_POWER] = {"cpu_util", "read_Bps", "read_iops", "write_Bps",
+                                                  "write_iops"};
 
 struct telemetry {
     int stat_fd, disk_fd;
@@ -43,7 +46,8 @@ struct telemetry {
     int ndevs;
     json_t *data_paths; /* how each data path mapped to devices, built at setup */
     char cpu_reason[PATH_MAX + 128], disk_reason[PATH_MAX + 128];
-    struct power power;
+    struct power_set *ps;
+    double span_a, span_b; /* the run's span for power figures (telemetry_span) */
 
     int started;
     int64_t t0, prev_ns;
@@ -67,8 +71,16 @@ struct telemetry {
 };
 
 static double metric(const struct point *p, int m) {
-    const double v[M_COUNT] = {p->cpu, p->rbps, p->riops, p->wbps, p->wiops, p->power};
-    return v[m];
+    const double v[M_POWER] = {p->cpu, p->rbps, p->riops, p->wbps, p->wiops};
+    return m < M_POWER ? v[m] : p->power[m - M_POWER];
+}
+
+static int nmetrics(const struct telemetry *t) {
+    return M_POWER + (int)power_set_ncols(t->ps);
+}
+
+static const char *metric_name(const struct telemetry *t, int m) {
+    return m < M_POWER ? metric_names[m] : power_set_col(t->ps, (unsigned)(m - M_POWER));
 }
 
 static int read_cpu(struct telemetry *t, struct cpu_times *c) {
@@ -126,6 +138,11 @@ static void add_data_path(struct telemetry *t, const char *sysroot, const char *
     json_array_append_new(t->data_paths, entry);
 }
 
+/* open(2) is variadic; calling it through a two-argument pointer is not. */
+static int sys_open(const char *path, int flags) {
+    return open(path, flags);
+}
+
 struct telemetry *telemetry_new_with(const struct config *cfg,
                                      int (*open_fn)(const char *path, int flags)) {
     struct telemetry *t = calloc(1, sizeof *t);
@@ -179,7 +196,9 @@ struct telemetry *telemetry_new_with(const struct config *cfg,
         }
     }
 
-    power_open(&t->power, root, open_fn);
+    struct power_env env = {root, &cfg->power, cfg->sample_interval, open_fn ? open_fn : sys_open};
+    t->ps = power_set_open(&env);
+    t->span_a = -INFINITY, t->span_b = INFINITY;
 
     t->cap = 4096;
     t->pts = malloc(t->cap * sizeof *t->pts);
@@ -217,13 +236,12 @@ static void read_counters(struct telemetry *t, uint64_t *vals) {
 }
 
 void telemetry_begin(struct telemetry *t, int64_t t0_ns) {
-    double j;
     if (!t)
         return;
     t->t0 = t->prev_ns = t0_ns;
     t->prev_cpu_ok = read_cpu(t, &t->prev_cpu) == 0;
     t->prev_disk_ok = read_disk(t, &t->prev_disk) == 0;
-    power_read(&t->power, &j); /* baseline */
+    power_set_begin(t->ps, t0_ns); /* baselines; the BMCs' readers start */
     read_counters(t, t->cnt_prev);
     t->started = 1;
     t->n = 0;
@@ -232,7 +250,6 @@ void telemetry_begin(struct telemetry *t, int64_t t0_ns) {
 void telemetry_sample(struct telemetry *t, int64_t now_ns) {
     struct cpu_times c;
     struct disk_counters d;
-    double j;
     if (!t || !t->started || now_ns <= t->prev_ns)
         return;
     double dt = (double)(now_ns - t->prev_ns) / 1e9;
@@ -258,7 +275,7 @@ void telemetry_sample(struct telemetry *t, int64_t now_ns) {
         t->prev_disk = d;
     t->prev_disk_ok = disk_ok;
 
-    p.power = t->power.src != POWER_NONE && power_read(&t->power, &j) == 0 ? j / dt : NAN;
+    power_set_sample(t->ps, now_ns, dt, p.power);
     t->prev_ns = now_ns;
 
     if (t->n == t->cap) {
@@ -317,8 +334,9 @@ static json_t *num(double v) {
 }
 
 /* Mean (weighted by each point's overlap with [start, end]) and peak of one
- * metric; null when no point with a value overlaps. */
-static json_t *stat_json(const struct telemetry *t, int m, double start, double end) {
+ * metric; -1 when no point with a value overlaps. */
+static int stat_of(const struct telemetry *t, int m, double start, double end, double *mean,
+                   double *pk) {
     double wsum = 0, vsum = 0, peak = -INFINITY;
     for (size_t i = 0; i < t->n; i++) {
         const struct point *p = &t->pts[i];
@@ -331,21 +349,55 @@ static json_t *stat_json(const struct telemetry *t, int m, double start, double 
         peak = fmax(peak, v);
     }
     if (wsum <= 0)
+        return -1;
+    *mean = vsum / wsum, *pk = peak;
+    return 0;
+}
+
+static json_t *stat_json(const struct telemetry *t, int m, double start, double end) {
+    double mean, peak;
+    if (stat_of(t, m, start, end, &mean, &peak) != 0)
         return json_null();
-    return json_pack("{s:o, s:o}", "mean", num(vsum / wsum), "peak", num(peak));
+    return json_pack("{s:o, s:o}", "mean", num(mean), "peak", num(peak));
+}
+
+/* The power set's view of the series: column col over [a, b]. */
+static int power_colstat(const void *ctx, unsigned col, double a, double b, double *mean,
+                         double *peak) {
+    return stat_of(ctx, M_POWER + (int)col, a, b, mean, peak);
+}
+
+static double mean_power(const struct telemetry *t, enum power_scope scope) {
+    double w = t ? power_set_mean(t->ps, scope, t->span_a, t->span_b, power_colstat, t) : NAN;
+    return isfinite(w) ? w : -1;
 }
 
 double telemetry_mean_power(const struct telemetry *t) {
-    double wsum = 0, vsum = 0;
-    if (!t || t->power.src == POWER_NONE)
-        return -1;
-    for (size_t i = 0; i < t->n; i++) {
-        if (isnan(t->pts[i].power))
-            continue;
-        wsum += t->pts[i].dt;
-        vsum += t->pts[i].power * t->pts[i].dt;
-    }
-    return wsum > 0 ? vsum / wsum : -1;
+    return mean_power(t, PSCOPE_PACKAGE);
+}
+
+double telemetry_mean_platform_power(const struct telemetry *t) {
+    return mean_power(t, PSCOPE_PLATFORM);
+}
+
+void telemetry_span(struct telemetry *t, double start, double end) {
+    if (t)
+        t->span_a = start, t->span_b = end;
+}
+
+void telemetry_end(struct telemetry *t) {
+    if (t)
+        power_set_end(t->ps);
+}
+
+void telemetry_say(const struct telemetry *t, FILE *f) {
+    if (t)
+        power_set_say(t->ps, f);
+}
+
+void telemetry_power_warnings(const struct telemetry *t, json_t *warnings) {
+    if (t)
+        power_set_warnings(t->ps, t->span_a, t->span_b, warnings);
 }
 
 json_t *telemetry_json(const struct telemetry *t) {
@@ -355,19 +407,10 @@ json_t *telemetry_json(const struct telemetry *t) {
     for (int m = M_CPU; m < M_POWER; m++)
         json_object_set_new(o, metric_names[m], stat_json(t, m, -INFINITY, INFINITY));
 
-    json_t *pw = json_null();
-    if (t->power.src != POWER_NONE) {
-        json_t *s = stat_json(t, M_POWER, -INFINITY, INFINITY);
-        pw = json_pack("{s:s, s:i, s:O, s:O}", "source", t->power.source, "packages", t->power.n,
-                       "mean_w", json_is_object(s) ? json_object_get(s, "mean") : s, "peak_w",
-                       json_is_object(s) ? json_object_get(s, "peak") : s);
-        json_decref(s);
-        json_object_set_new(o, "power_unavailable_reason", json_null());
-    } else {
-        json_object_set_new(o, "power_unavailable_reason",
-                            json_string(t->power.reason[0] ? t->power.reason : "no power source"));
-    }
-    json_object_set_new(o, "power", pw);
+    /* One entry per source; the package's reason also where it always was. */
+    json_object_set_new(o, "power", power_set_json(t->ps, t->span_a, t->span_b, power_colstat, t));
+    const char *why = power_set_reason(t->ps, PSCOPE_PACKAGE);
+    json_object_set_new(o, "power_unavailable_reason", why[0] ? json_string(why) : json_null());
     if (t->stat_fd < 0)
         json_object_set_new(o, "cpu_unavailable_reason", json_string(t->cpu_reason));
 
@@ -385,8 +428,8 @@ json_t *telemetry_json(const struct telemetry *t) {
     for (size_t i = 0; i < t->n; i++) {
         const struct point *p = &t->pts[i];
         json_t *pt = json_pack("{s:o}", "t", num(p->t));
-        for (int m = 0; m < M_COUNT; m++)
-            json_object_set_new(pt, metric_names[m], num(metric(p, m)));
+        for (int m = 0; m < nmetrics(t); m++)
+            json_object_set_new(pt, metric_name(t, m), num(metric(p, m)));
         if (t->ncnt)
             json_object_set_new(pt, t->cnt_name, counters_point_json(t, i));
         json_array_append_new(series, pt);
@@ -399,8 +442,8 @@ json_t *telemetry_window_json(const struct telemetry *t, double start, double en
     json_t *o = json_object();
     if (!t)
         return o;
-    for (int m = 0; m < M_COUNT; m++)
-        json_object_set_new(o, metric_names[m], stat_json(t, m, start, end));
+    for (int m = 0; m < nmetrics(t); m++)
+        json_object_set_new(o, metric_name(t, m), stat_json(t, m, start, end));
     return o;
 }
 
@@ -411,7 +454,7 @@ void telemetry_free(struct telemetry *t) {
         close(t->stat_fd);
     if (t->disk_fd >= 0)
         close(t->disk_fd);
-    power_close(&t->power);
+    power_set_free(t->ps);
     json_decref(t->data_paths);
     free(t->diskbuf);
     free(t->pts);

@@ -18,6 +18,7 @@
 
 #include <jansson.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "../common/config.h"
 
@@ -57,9 +58,28 @@ json_t *telemetry_json(const struct telemetry *t);
  * seconds since t0; null members where no sample falls inside. */
 json_t *telemetry_window_json(const struct telemetry *t, double start, double end);
 
-/* Mean package power in watts over the run, or a negative value when there
+/* The run's span, [start, end] seconds since t0: the power figures (means,
+ * peaks, the readings of a BMC) cover it. Unset: the whole series. */
+void telemetry_span(struct telemetry *t, double start, double end);
+
+/* Mean package power in watts over the span, or a negative value when there
  * is no power source (AOPS per watt is then null). */
 double telemetry_mean_power(const struct telemetry *t);
+
+/* The same for the platform (power at the wall: ACPI power meter, IPMI
+ * DCMI, Redfish): AOPS per watt platform. */
+double telemetry_mean_platform_power(const struct telemetry *t);
+
+/* After the last sample: the BMCs' readers stop, their sessions end. */
+void telemetry_end(struct telemetry *t);
+
+/* At start: one line on f for each power source asked for (--bmc) or found
+ * that cannot measure (an unreachable BMC, wrong credentials, a TLS error,
+ * a resource without readings). */
+void telemetry_say(const struct telemetry *t, FILE *f);
+
+/* A warning for each power source slower than the sample interval. */
+void telemetry_power_warnings(const struct telemetry *t, json_t *warnings);
 
 void telemetry_free(struct telemetry *t);
 
