@@ -26,7 +26,8 @@ check "each db pattern ran 10 per container" jq -e --argjson n $N '[.workloads.d
 check "search matched lines and files counted" jq -e '.workloads.search.matched_lines > 0 and .workloads.search.files_searched > 0 and .workloads.search.bytes_searched > 0' $R
 check "phased windows in order s3 < db < search" jq -e '.windows.s3.start < .windows.db.start and .windows.db.start < .windows.search.start and .windows.s3.end <= .windows.db.end' $R
 check "aops = ops / wall" jq -e '(.totals.aops - .totals.ops / .totals.wall_seconds | fabs) < 1e-6 * .totals.aops' $R
-check "power is null with a reason, never 0" jq -e '(.totals.aops_per_watt == null) == (.telemetry.power == null) and (.telemetry.power != null or (.telemetry.power_unavailable_reason | length > 0))' $R
+check "power is null with a reason, never 0" jq -e '(.totals.aops_per_watt == null) == (.telemetry.power[0].mean_w == null) and (.telemetry.power | all(.mean_w > 0 or (.mean_w == null and (.reason | length > 0))))' $R
+check "platform per watt only with a platform source" jq -e '(.totals.aops_per_watt_platform == null) == ([.telemetry.power[] | select(.scope == "platform" and .mean_w != null)] | length == 0)' $R
 check "backends in the inventory: servers and the file reader" jq -e '(.system.backends.db | test("MariaDB")) and (.system.backends.s3 | test("MinIO")) and .system.backends.search == "io_uring"' $R
 check "corpus manifest recorded" jq -e '.config.corpus.manifest != null' $R
 check "no secret in the result" bash -c "! grep -qF \"\$(sed -n 's/^AWS_SECRET_ACCESS_KEY=//p' $ROOT/.local/stack/credentials)\" $R"
