@@ -7,7 +7,8 @@ PKGS    := libcurl libmariadb libpcre2-8 liburing jansson libcgroup
 # IPMI to a BMC over the network (--bmc ipmi://) goes through FreeIPMI's libfreeipmi where
 # it is installed (scripts/setup installs it with the tests' packages); a build without it
 # has every other power source, and that one says how to get it.
-ifeq ($(shell pkg-config --exists libfreeipmi 2>/dev/null && echo y),y)
+HAVE_FREEIPMI := $(shell pkg-config --exists libfreeipmi 2>/dev/null && echo yes || echo no)
+ifeq ($(HAVE_FREEIPMI),yes)
 PKGS    += libfreeipmi
 CFLAGS  += -DAOPS_FREEIPMI
 endif
@@ -44,6 +45,11 @@ build/rel/libaops.a: $(OBJS)
 build/rel/%.o: %.c $(wildcard */*.h workloads/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+# FreeIPMI installed after a build (make demo, then make test) rebuilds the IPMI source.
+build/freeipmi.$(HAVE_FREEIPMI):
+	@mkdir -p build && rm -f build/freeipmi.* && touch $@
+build/rel/telemetry/power_ipmi.o build/asan/telemetry/power_ipmi.o: build/freeipmi.$(HAVE_FREEIPMI)
 
 # AddressSanitizer + UBSan build of the harness and of the unit tests.
 asan: build/asan/harness $(UNITBINS)

@@ -239,6 +239,8 @@ const struct opt_row config_rows[] = {
      "Redfish: do not check the BMC's certificate (recorded in the result)"},
     {"bmc-auth", OPT_CHOICE, F(power.bmc_auth), 0, 0, "auto", "auto|session|basic", NULL, 0, NULL,
      "Redfish: a session (X-Auth-Token) where the BMC offers one, else basic; or either alone"},
+    {"bmc-privilege", OPT_CHOICE, F(power.bmc_privilege), 0, 0, "user", "user|operator|admin", NULL,
+     0, NULL, "IPMI: the session's privilege (DCMI asks user; some BMCs want more for it)"},
     {"bmc-interval", OPT_DOUBLE, F(power.bmc_interval), 0.05, 3600, "1", NULL, NULL, 0, NULL,
      "seconds between two readings of a BMC (read on a thread of its own)"},
 };

@@ -45,6 +45,7 @@ struct power_opts {
     char bmc_cacert[1024];  /* a CA file the BMC's certificate is checked against */
     int bmc_insecure;       /* no TLS certificate check (recorded in the result) */
     int bmc_auth;           /* enum bmc_auth */
+    int bmc_privilege;      /* IPMI session: 0 user, 1 operator, 2 administrator */
     double bmc_interval;    /* seconds between two readings of a BMC */
 };
 

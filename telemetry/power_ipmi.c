@@ -164,7 +164,23 @@ const struct power_src_ops power_src_ipmi = {"ipmi", 1, inband_open, inband_read
 struct lan {
     ipmi_ctx_t ctx;
     char host[300];
+    const struct power_opts *o;
+    uint8_t priv;
+    unsigned wflags; /* the workaround the session needed */
 };
+
+/* The IPMI 2.0 session, on a fresh context: at the privilege asked for,
+ * cipher suite 3 (HMAC-SHA1, HMAC-SHA1-96, AES-CBC-128: what BMCs offer by
+ * default); given up after 5 s without an answer (a BMC that is not there
+ * is said at start, not 20 s later), a lost packet sent again after 0.5 s. */
+static int lan_session(struct lan *l) {
+    if (l->ctx)
+        ipmi_ctx_destroy(l->ctx);
+    if (!(l->ctx = ipmi_ctx_create()))
+        return -1;
+    return ipmi_ctx_open_outofband_2_0(l->ctx, l->host, l->o->bmc_user, l->o->bmc_password, NULL, 0,
+                                       l->priv, 3, 5000, 500, l->wflags, IPMI_FLAGS_DEFAULT);
+}
 
 static int lan_cmd(struct lan *l, uint8_t *rsp, size_t *rlen, char *err, size_t errlen) {
     uint8_t rq[8], rs[80];
@@ -209,16 +225,28 @@ static int lan_open(struct power_src *s, const struct power_env *env) {
                  "IPMI BMC %s: no credentials (set BMC_USERNAME and BMC_PASSWORD)", l->host);
         return -1;
     }
-    if (!(l->ctx = ipmi_ctx_create())) {
+    static const uint8_t privs[] = {IPMI_PRIVILEGE_LEVEL_USER, IPMI_PRIVILEGE_LEVEL_OPERATOR,
+                                    IPMI_PRIVILEGE_LEVEL_ADMIN};
+    static const char *const pnames[] = {"user", "operator", "admin"};
+    int pi = o->bmc_privilege >= 0 && o->bmc_privilege < 3 ? o->bmc_privilege : 0;
+    const char *workaround = "none";
+    l->o = o;
+    l->priv = privs[pi];
+    l->wflags = IPMI_WORKAROUND_FLAGS_DEFAULT;
+    int rc = lan_session(l);
+    if (rc < 0 && l->ctx &&
+        ipmi_ctx_errnum(l->ctx) == IPMI_ERR_PRIVILEGE_LEVEL_CANNOT_BE_OBTAINED) {
+        /* BMCs that want the privilege in the Open Session Request itself
+         * (FreeIPMI's "opensesspriv" workaround; OpenIPMI's ipmi_sim is one). */
+        l->wflags = IPMI_WORKAROUND_FLAGS_OUTOFBAND_2_0_OPEN_SESSION_PRIVILEGE;
+        rc = lan_session(l);
+        workaround = "opensesspriv";
+    }
+    if (rc < 0 && !l->ctx) {
         snprintf(s->reason, sizeof s->reason, "IPMI BMC %s: ipmi_ctx_create failed", l->host);
         return -1;
     }
-    /* An IPMI 2.0 session at user privilege, cipher suite 3 (HMAC-SHA1,
-     * HMAC-SHA1-96, AES-CBC-128: what BMCs offer by default); a session
-     * times out after 20 s idle, a lost packet is sent again after 1 s. */
-    if (ipmi_ctx_open_outofband_2_0(l->ctx, l->host, o->bmc_user, o->bmc_password, NULL, 0,
-                                    IPMI_PRIVILEGE_LEVEL_USER, 3, 20000, 1000,
-                                    IPMI_WORKAROUND_FLAGS_DEFAULT, IPMI_FLAGS_DEFAULT) < 0) {
+    if (rc < 0) {
         int en = ipmi_ctx_errnum(l->ctx);
         snprintf(s->reason, sizeof s->reason, "IPMI BMC %s over RMCP+: %s%s", l->host,
                  ipmi_ctx_errormsg(l->ctx),
@@ -227,14 +255,18 @@ static int lan_open(struct power_src *s, const struct power_env *env) {
                      : "");
         return -1;
     }
-    s->detail = json_pack("{s:s, s:s, s:s}", "bmc", url, "protocol", "IPMI 2.0 RMCP+ (FreeIPMI)",
-                          "privilege", "user");
+    s->detail =
+        json_pack("{s:s, s:s, s:s, s:s}", "bmc", url, "protocol", "IPMI 2.0 RMCP+ (FreeIPMI)",
+                  "privilege", pnames[pi], "workaround", workaround);
     uint8_t rsp[80];
     size_t n = sizeof rsp;
     struct dcmi_power p;
     char e[512];
     if (lan_cmd(l, rsp, &n, e, sizeof e) != 0 || dcmi_power_decode(rsp, n, &p, e, sizeof e) != 0) {
-        snprintf(s->reason, sizeof s->reason, "IPMI BMC %s: %s", l->host, e);
+        snprintf(s->reason, sizeof s->reason, "IPMI BMC %s: %s%s", l->host, e,
+                 n && rsp[0] == 0xD4 ? " at this session's privilege (--bmc-privilege operator or "
+                                       "admin)"
+                                     : "");
         return -1;
     }
     set_detail_dcmi(s, &p);
@@ -250,7 +282,14 @@ static int lan_read(struct power_src *s, double dt, double *watts, char *err, si
     size_t n = sizeof rsp;
     struct dcmi_power p;
     char e[256];
-    if (lan_cmd(l, rsp, &n, e, sizeof e) != 0 || dcmi_power_decode(rsp, n, &p, e, sizeof e) != 0) {
+    int rc = lan_cmd(l, rsp, &n, e, sizeof e);
+    if (rc != 0 && !atomic_load(&s->cancel)) {
+        /* A session the BMC ended (idle past its timeout, a BMC reset):
+         * a new one, once. */
+        n = sizeof rsp;
+        rc = lan_session(l) < 0 ? -1 : lan_cmd(l, rsp, &n, e, sizeof e);
+    }
+    if (rc != 0 || dcmi_power_decode(rsp, n, &p, e, sizeof e) != 0) {
         snprintf(err, errlen, "IPMI BMC %s: %s", l->host, e);
         return -1;
     }

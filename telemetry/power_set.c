@@ -432,6 +432,19 @@ static json_t *entry_json(const struct power_set *ps, const struct slot *sl, dou
                           power_colstat_fn stat, const void *ctx) {
     struct figures f;
     figures_of(ps, sl, a, b, stat, ctx, &f);
+    /* A reader thread may still be counting: its figures as of now. */
+    struct {
+        uint64_t nread, nerr;
+        double lat_sum, lat_max;
+        char last_error[sizeof sl->last_error];
+    } st;
+    struct slot *m = (struct slot *)sl; /* the mutex only */
+    if (m->mu_ok)
+        pthread_mutex_lock(&m->mu);
+    st.nread = sl->nread, st.nerr = sl->nerr, st.lat_sum = sl->lat_sum, st.lat_max = sl->lat_max;
+    memcpy(st.last_error, sl->last_error, sizeof st.last_error);
+    if (m->mu_ok)
+        pthread_mutex_unlock(&m->mu);
     json_t *e = json_object();
     json_object_set_new(e, "source", json_string(sl->src.name));
     json_object_set_new(e, "scope", json_string(power_scope_name(sl->src.scope)));
@@ -442,27 +455,27 @@ static json_t *entry_json(const struct power_set *ps, const struct slot *sl, dou
     const char *reason = sl->ok ? NULL : sl->src.reason;
     char why[512];
     if (!reason && !isfinite(f.mean)) {
-        if (sl->nerr && sl->nerr == sl->nread)
+        if (st.nerr && st.nerr == st.nread)
             snprintf(why, sizeof why, "%s: every reading failed (%llu), the last: %s", sl->src.name,
-                     (unsigned long long)sl->nerr, sl->last_error);
+                     (unsigned long long)st.nerr, st.last_error);
         else
             snprintf(why, sizeof why, "%s: no reading inside the run (%llu in all)", sl->src.name,
-                     (unsigned long long)sl->nread);
+                     (unsigned long long)st.nread);
         reason = why;
     }
     json_object_set_new(e, "reason", reason ? json_string(reason) : json_null());
     json_object_set_new(e, "used_for_per_watt", json_boolean(sl->primary && sl->ok));
     json_object_set_new(e, "polled", json_boolean(sl->src.ops->polled));
     json_object_set_new(e, "n_readings", json_integer((json_int_t)f.nin));
-    json_object_set_new(e, "errors", json_integer((json_int_t)sl->nerr));
-    if (sl->last_error[0])
-        json_object_set_new(e, "last_error", json_string(sl->last_error));
+    json_object_set_new(e, "errors", json_integer((json_int_t)st.nerr));
+    if (st.last_error[0])
+        json_object_set_new(e, "last_error", json_string(st.last_error));
     json_object_set_new(e, "interval_s",
                         json_pack("{s:o, s:o}", "mean", num(f.gap_mean), "max", num(f.gap_max)));
-    double lmean = sl->nread ? sl->lat_sum / (double)sl->nread : NAN;
+    double lmean = st.nread ? st.lat_sum / (double)st.nread : NAN;
     json_object_set_new(
         e, "latency_ms",
-        json_pack("{s:o, s:o}", "mean", num(lmean), "max", num(sl->nread ? sl->lat_max : NAN)));
+        json_pack("{s:o, s:o}", "mean", num(lmean), "max", num(st.nread ? st.lat_max : NAN)));
     json_object_set_new(e, "device_interval_s", num(sl->src.device_interval_s));
     if (sl->src.device_interval_from[0])
         json_object_set_new(e, "device_interval_from", json_string(sl->src.device_interval_from));
@@ -475,7 +488,7 @@ static json_t *entry_json(const struct power_set *ps, const struct slot *sl, dou
         json_object_set_new(e, "note", json_string(note));
     if (sl->src.detail)
         json_object_update(e, sl->src.detail);
-    if (sl->src.ops->polled && sl->n) {
+    if (sl->src.ops->polled && sl->ok) {
         double *t, *w, *lat;
         size_t n = readings_copy(sl, &t, &w, &lat);
         json_t *arr = json_array();
