@@ -66,4 +66,16 @@ check_eq "fixture: sockets/cores/threads" "2 4 8" "$(jq_ '[.system.sockets, .sys
 check_eq "fixture: RAPL over two packages" "rapl 2" "$(jq_ '.telemetry.power[0] | [.source, (.packages|tostring)] | join(" ")' "$R2")"
 check_eq "fixture: three warnings" "3" "$(jq_ '.warnings | map(select(test("scheduler|governor|swap"))) | length' "$R2")"
 check_contains "fixture: warning on stdout" "governor" "$(cat "$TMP/stdout2")"
+
+# A machine with an ACPI power meter (245 W, averaged over 1 s) and two Ampere sockets
+# (85 and 65 W): power at the wall next to the package's, each scope its own figure.
+OUT3=$TMP/meter
+"$HARNESS" --containers 2 --profile tiny --workloads sleep --cycles 5 --sample-interval 0.25 \
+    --sysroot "$ROOT/tests/fixtures/sysroot-power" --out "$OUT3" --quiet >/dev/null 2>&1
+R3=$OUT3/result.json
+check_eq "meter: platform 245 W from hwmon, socket 150 W over 2 sockets" "hwmon 245 hwmon_socket 150 2" \
+    "$(jq_ '[(.telemetry.power[] | select(.scope == "platform") | "\(.source) \(.mean_w)"),
+        (.telemetry.power[] | select(.scope == "socket") | "\(.source) \(.mean_w) \(.sockets)")] | join(" ")' "$R3")"
+check "meter: AOPS per watt platform = AOPS / 245 W" jq -e '(.totals.aops / 245 - .totals.aops_per_watt_platform | fabs) < 1e-9 * .totals.aops' "$R3"
+check_eq "meter: the package figure stays null (no RAPL in this fixture)" null "$(jq_ '.totals.aops_per_watt' "$R3")"
 finish
