@@ -90,14 +90,14 @@ check_eq "every reading is the one the BMC served, in order" 0 \
     "$(jq --slurpfile s "$TMP/read.json" '[.readings | to_entries[] | select(.value.w != null and .value.w != $s[0][.key])] | length' <<<"$E")"
 n=$(jq '[.readings[] | select(.w != null)] | length' <<<"$E")
 check "several readings ($n)" test "$n" -ge 5
-ref=$(jq -n --slurpfile s "$TMP/read.json" --slurpfile r "$R" --argjson e "$E" '
+ref=$(jq -rn --slurpfile s "$TMP/read.json" --slurpfile r "$R" --argjson e "$E" '
     ($r[0].totals.wall_seconds) as $w
     | [$e.readings | to_entries[] | select(.value.w != null and .value.t >= 0 and .value.t <= $w) | $s[0][.key]]
     | "\((add / length * 1000 | round) / 1000) \(max) \(length)"')
 check_eq "mean, peak and count of the readings served inside the run" "$ref" \
     "$(jq -r '"\(.mean_w) \(.peak_w) \(.n_readings)"' <<<"$E")"
 check "AOPS per watt platform = AOPS / that mean" jq -e \
-    '(.totals.aops / ([.telemetry.power[] | select(.scope == "platform")][0].mean_w) - .totals.aops_per_watt_platform | fabs) < 1e-6 * .totals.aops_per_watt_platform' "$R"
+    '(.totals.aops / ([.telemetry.power[] | select(.scope == "platform")][0].mean_w) - .totals.aops_per_watt_platform | fabs) < 1e-5 * .totals.aops_per_watt_platform' "$R"
 check "each reading's latency recorded" jq -e '.latency_ms.mean > 0 and ([.readings[].latency_ms] | all(. > 0))' <<<"$E"
 check_lacks "nothing said at start when the BMC works" "warning: platform power" "$(cat "$TMP/good.err")"
 
