@@ -6,29 +6,26 @@
  * IPMICTL_SEND_COMMAND ioctl, a poll for the answer and one
  * IPMICTL_RECEIVE_MSG_TRUNC; no process is started per reading. Out of band
  * goes through FreeIPMI's libfreeipmi (an IPMI 2.0 session with the BMC,
- * kept open for the run; ipmi_cmd_raw sends the same bytes). Both read on a
- * thread of their own: a KCS interface or a BMC on the network can take
- * tens of milliseconds to answer. The bytes come from dcmi.c.
- *
- * The harness builds without libfreeipmi (the Makefile adds it where
- * pkg-config finds it); --bmc ipmi:// then says how to get it. */
+ * kept open for the run; ipmi_cmd_raw sends the same bytes), loaded with
+ * dlopen only when --bmc ipmi:// asks for it (freeipmi_abi.h says why). Both
+ * read on a thread of their own: a KCS interface or a BMC on the network can
+ * take tens of milliseconds to answer. The bytes come from dcmi.c. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/ipmi.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#ifdef AOPS_FREEIPMI
-#include <freeipmi/freeipmi.h>
-#endif
-
 #include "../common/fsread.h"
 #include "dcmi.h"
+#include "freeipmi_abi.h"
 #include "power.h"
 
 static void set_detail_dcmi(struct power_src *s, const struct dcmi_power *p) {
@@ -160,14 +157,46 @@ const struct power_src_ops power_src_ipmi = {"ipmi", 1, inband_open, inband_read
 
 /* ---- out of band: --bmc ipmi://HOST[:PORT] over RMCP+ ------------------------------------ */
 
-#ifdef AOPS_FREEIPMI
 struct lan {
-    ipmi_ctx_t ctx;
+    struct freeipmi fi;
+    fi_ctx_t ctx;
     char host[300];
     const struct power_opts *o;
     uint8_t priv;
     unsigned wflags; /* the workaround the session needed */
 };
+
+/* FreeIPMI, loaded now that --bmc ipmi:// asks for it. */
+static int lan_load(struct freeipmi *fi, char *err, size_t errlen) {
+    if (!(fi->dl = dlopen(FI_SONAME, RTLD_NOW | RTLD_LOCAL))) {
+        snprintf(err, errlen,
+                 "--bmc ipmi:// talks RMCP+ through FreeIPMI, and %s is not installed "
+                 "(apt-get install libfreeipmi17)",
+                 FI_SONAME);
+        return -1;
+    }
+    static const struct {
+        const char *name;
+        size_t off;
+    } fns[] = {
+        {"ipmi_ctx_create", offsetof(struct freeipmi, ctx_create)},
+        {"ipmi_ctx_open_outofband_2_0", offsetof(struct freeipmi, ctx_open_outofband_2_0)},
+        {"ipmi_cmd_raw", offsetof(struct freeipmi, cmd_raw)},
+        {"ipmi_ctx_errnum", offsetof(struct freeipmi, ctx_errnum)},
+        {"ipmi_ctx_errormsg", offsetof(struct freeipmi, ctx_errormsg)},
+        {"ipmi_ctx_close", offsetof(struct freeipmi, ctx_close)},
+        {"ipmi_ctx_destroy", offsetof(struct freeipmi, ctx_destroy)},
+    };
+    for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
+        void *f = dlsym(fi->dl, fns[i].name);
+        if (!f) {
+            snprintf(err, errlen, "%s has no %s", FI_SONAME, fns[i].name);
+            return -1;
+        }
+        memcpy((char *)fi + fns[i].off, &f, sizeof f);
+    }
+    return 0;
+}
 
 /* The IPMI 2.0 session, on a fresh context: at the privilege asked for,
  * cipher suite 3 (HMAC-SHA1, HMAC-SHA1-96, AES-CBC-128: what BMCs offer by
@@ -175,20 +204,20 @@ struct lan {
  * is said at start, not 20 s later), a lost packet sent again after 0.5 s. */
 static int lan_session(struct lan *l) {
     if (l->ctx)
-        ipmi_ctx_destroy(l->ctx);
-    if (!(l->ctx = ipmi_ctx_create()))
+        l->fi.ctx_destroy(l->ctx);
+    if (!(l->ctx = l->fi.ctx_create()))
         return -1;
-    return ipmi_ctx_open_outofband_2_0(l->ctx, l->host, l->o->bmc_user, l->o->bmc_password, NULL, 0,
-                                       l->priv, 3, 5000, 500, l->wflags, IPMI_FLAGS_DEFAULT);
+    return l->fi.ctx_open_outofband_2_0(l->ctx, l->host, l->o->bmc_user, l->o->bmc_password, NULL,
+                                        0, l->priv, 3, 5000, 500, l->wflags, FI_FLAGS_DEFAULT);
 }
 
 static int lan_cmd(struct lan *l, uint8_t *rsp, size_t *rlen, char *err, size_t errlen) {
     uint8_t rq[8], rs[80];
     rq[0] = DCMI_CMD_GET_POWER_READING;
     size_t n = 1 + dcmi_power_request(rq + 1, sizeof rq - 1);
-    int got = ipmi_cmd_raw(l->ctx, 0, DCMI_NETFN, rq, (unsigned)n, rs, sizeof rs);
+    int got = l->fi.cmd_raw(l->ctx, 0, DCMI_NETFN, rq, (unsigned)n, rs, sizeof rs);
     if (got < 2) {
-        snprintf(err, errlen, "%s", got < 0 ? ipmi_ctx_errormsg(l->ctx) : "a short answer");
+        snprintf(err, errlen, "%s", got < 0 ? l->fi.ctx_errormsg(l->ctx) : "a short answer");
         return -1;
     }
     /* rs[0] is the command, rs[1] the completion code */
@@ -196,7 +225,6 @@ static int lan_cmd(struct lan *l, uint8_t *rsp, size_t *rlen, char *err, size_t 
     memcpy(rsp, rs + 1, *rlen);
     return 0;
 }
-#endif
 
 static int lan_open(struct power_src *s, const struct power_env *env) {
     const char *url = env->opts ? env->opts->bmc : "";
@@ -204,13 +232,6 @@ static int lan_open(struct power_src *s, const struct power_env *env) {
     if (strncmp(url, "ipmi://", 7) != 0)
         return 1; /* no --bmc ipmi:// (redfish's row says what --bmc takes) */
     s->asked = 1;
-#ifndef AOPS_FREEIPMI
-    snprintf(s->reason, sizeof s->reason,
-             "--bmc %s: this harness was built without FreeIPMI (apt-get install "
-             "libfreeipmi-dev, then make)",
-             url);
-    return -1;
-#else
     struct lan *l = calloc(1, sizeof *l);
     if (!l) {
         snprintf(s->reason, sizeof s->reason, "out of memory");
@@ -225,20 +246,21 @@ static int lan_open(struct power_src *s, const struct power_env *env) {
                  "IPMI BMC %s: no credentials (set BMC_USERNAME and BMC_PASSWORD)", l->host);
         return -1;
     }
-    static const uint8_t privs[] = {IPMI_PRIVILEGE_LEVEL_USER, IPMI_PRIVILEGE_LEVEL_OPERATOR,
-                                    IPMI_PRIVILEGE_LEVEL_ADMIN};
+    if (lan_load(&l->fi, s->reason, sizeof s->reason) != 0)
+        return -1;
+    static const uint8_t privs[] = {FI_PRIVILEGE_LEVEL_USER, FI_PRIVILEGE_LEVEL_OPERATOR,
+                                    FI_PRIVILEGE_LEVEL_ADMIN};
     static const char *const pnames[] = {"user", "operator", "admin"};
     int pi = o->bmc_privilege >= 0 && o->bmc_privilege < 3 ? o->bmc_privilege : 0;
     const char *workaround = "none";
     l->o = o;
     l->priv = privs[pi];
-    l->wflags = IPMI_WORKAROUND_FLAGS_DEFAULT;
+    l->wflags = FI_WORKAROUND_FLAGS_DEFAULT;
     int rc = lan_session(l);
-    if (rc < 0 && l->ctx &&
-        ipmi_ctx_errnum(l->ctx) == IPMI_ERR_PRIVILEGE_LEVEL_CANNOT_BE_OBTAINED) {
+    if (rc < 0 && l->ctx && l->fi.ctx_errnum(l->ctx) == FI_ERR_PRIVILEGE_LEVEL_CANNOT_BE_OBTAINED) {
         /* BMCs that want the privilege in the Open Session Request itself
          * (FreeIPMI's "opensesspriv" workaround; OpenIPMI's ipmi_sim is one). */
-        l->wflags = IPMI_WORKAROUND_FLAGS_OUTOFBAND_2_0_OPEN_SESSION_PRIVILEGE;
+        l->wflags = FI_WORKAROUND_FLAGS_OUTOFBAND_2_0_OPEN_SESSION_PRIVILEGE;
         rc = lan_session(l);
         workaround = "opensesspriv";
     }
@@ -247,10 +269,10 @@ static int lan_open(struct power_src *s, const struct power_env *env) {
         return -1;
     }
     if (rc < 0) {
-        int en = ipmi_ctx_errnum(l->ctx);
+        int en = l->fi.ctx_errnum(l->ctx);
         snprintf(s->reason, sizeof s->reason, "IPMI BMC %s over RMCP+: %s%s", l->host,
-                 ipmi_ctx_errormsg(l->ctx),
-                 en == IPMI_ERR_USERNAME_INVALID || en == IPMI_ERR_PASSWORD_INVALID
+                 l->fi.ctx_errormsg(l->ctx),
+                 en == FI_ERR_USERNAME_INVALID || en == FI_ERR_PASSWORD_INVALID
                      ? " (check BMC_USERNAME and BMC_PASSWORD)"
                      : "");
         return -1;
@@ -271,12 +293,10 @@ static int lan_open(struct power_src *s, const struct power_env *env) {
     }
     set_detail_dcmi(s, &p);
     return 0;
-#endif
 }
 
 static int lan_read(struct power_src *s, double dt, double *watts, char *err, size_t errlen) {
     (void)dt;
-#ifdef AOPS_FREEIPMI
     struct lan *l = s->priv;
     uint8_t rsp[80];
     size_t n = sizeof rsp;
@@ -295,22 +315,17 @@ static int lan_read(struct power_src *s, double dt, double *watts, char *err, si
     }
     *watts = p.current_w;
     return 0;
-#else
-    (void)s, (void)watts;
-    snprintf(err, errlen, "built without FreeIPMI");
-    return -1;
-#endif
 }
 
 static void lan_close(struct power_src *s) {
-#ifdef AOPS_FREEIPMI
     struct lan *l = s->priv;
     if (l && l->ctx) {
-        ipmi_ctx_close(l->ctx);
-        ipmi_ctx_destroy(l->ctx);
+        l->fi.ctx_close(l->ctx);
+        l->fi.ctx_destroy(l->ctx);
     }
+    if (l && l->fi.dl)
+        dlclose(l->fi.dl);
     free(l);
-#endif
     s->priv = NULL;
 }
 

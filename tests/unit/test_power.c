@@ -28,6 +28,7 @@
 #include "../../common/json.h"
 #include "cmdline.h"
 #include "dcmi.h"
+#include "freeipmi_abi.h"
 #include "power_redfish.h"
 #include "power_set.h"
 #include "telemetry.h"
@@ -102,6 +103,27 @@ static void test_dcmi(void) {
     CHECK(FIID_OBJ_GET(ors, "power_reading_state.power_measurement", &v) == 1 && v == 1);
     fiid_obj_destroy(orq);
     fiid_obj_destroy(ors);
+    /* What the harness declares to load FreeIPMI with dlopen is what its
+     * headers say. */
+    CHECK(FI_PRIVILEGE_LEVEL_USER == IPMI_PRIVILEGE_LEVEL_USER &&
+          FI_PRIVILEGE_LEVEL_OPERATOR == IPMI_PRIVILEGE_LEVEL_OPERATOR &&
+          FI_PRIVILEGE_LEVEL_ADMIN == IPMI_PRIVILEGE_LEVEL_ADMIN);
+    CHECK(FI_WORKAROUND_FLAGS_OUTOFBAND_2_0_OPEN_SESSION_PRIVILEGE ==
+              IPMI_WORKAROUND_FLAGS_OUTOFBAND_2_0_OPEN_SESSION_PRIVILEGE &&
+          FI_WORKAROUND_FLAGS_DEFAULT == IPMI_WORKAROUND_FLAGS_DEFAULT &&
+          FI_FLAGS_DEFAULT == IPMI_FLAGS_DEFAULT);
+    CHECK(FI_ERR_USERNAME_INVALID == IPMI_ERR_USERNAME_INVALID &&
+          FI_ERR_PASSWORD_INVALID == IPMI_ERR_PASSWORD_INVALID &&
+          FI_ERR_PRIVILEGE_LEVEL_CANNOT_BE_OBTAINED == IPMI_ERR_PRIVILEGE_LEVEL_CANNOT_BE_OBTAINED);
+    struct freeipmi fi;
+    fi.ctx_create = ipmi_ctx_create; /* the prototypes agree, or this does not compile */
+    fi.ctx_open_outofband_2_0 = ipmi_ctx_open_outofband_2_0;
+    fi.cmd_raw = ipmi_cmd_raw;
+    fi.ctx_errnum = ipmi_ctx_errnum;
+    fi.ctx_errormsg = ipmi_ctx_errormsg;
+    fi.ctx_close = ipmi_ctx_close;
+    fi.ctx_destroy = ipmi_ctx_destroy;
+    CHECK(fi.ctx_create && fi.cmd_raw);
 #endif
 }
 
