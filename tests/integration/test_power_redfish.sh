@@ -41,10 +41,15 @@ rm "$FIFO" && mkfifo "$FIFO"
 SERVERS+=($!)
 
 # The readings, one per GET of the Power resource: 300 + (37 k mod 101) W. The
-# 7th is held back 1.5 s (a BMC that is slow to answer).
+# 7th is held back 1.5 s (a BMC that is slow to answer). A reading is written
+# only once sushy-static has logged its request (it logs before it opens the
+# file, and serves one request at a time), so no two ever run together.
 serve() {
     local k=0 v
     while :; do
+        until [ "$(grep -c 'GET /redfish/v1/Chassis/1U/Power ' "$TMP/static.log")" -gt $k ]; do
+            sleep 0.01
+        done
         v=$((300 + (37 * k) % 101))
         [ $k -eq 6 ] && sleep 1.5
         jq --argjson v $v '.PowerControl[0].PowerConsumedWatts = $v' "$TMP/power.json" >"$FIFO" || break
@@ -74,6 +79,11 @@ platform() { jq -c '[.telemetry.power[] | select(.scope == "platform")][0]' "$TM
 SLEEP_US=10000 BMC_USERNAME=admin BMC_PASSWORD=s3cret run good --cycles 15 --quiet \
     --bmc https://127.0.0.1:$PORT --bmc-cacert "$TMP/cert.pem" --bmc-interval 0.25
 kill $WRITER 2>/dev/null; wait $WRITER 2>/dev/null; WRITER=
+# sushy-static serves one request at a time: one still waiting in open() on the FIFO (the
+# reader's last, cancelled at the end) would hold up every later one. The resource becomes
+# a plain file again, and the FIFO gets a writer to let such a request go.
+mv "$FIFO" "$TMP/fifo" && cp "$TMP/power.json" "$FIFO"
+timeout 2 bash -c "echo '{}' >'$TMP/fifo'" 2>/dev/null
 R=$TMP/good/result.json
 check "result.json written" test -s "$R"
 E=$(platform good)
