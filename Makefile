@@ -123,6 +123,13 @@ $(B)/asan/%.o: %.c $(wildcard */*.h workloads/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SAN) -c -o $@ $<
 
+# --bmc ipmi:// loads FreeIPMI at run time (telemetry/freeipmi_abi.h); where its headers are
+# installed, the power unit test checks the DCMI bytes and those declarations against them.
+ifeq ($(shell $(PKG_CONFIG) --exists libfreeipmi 2>/dev/null && echo y),y)
+$(B)/asan/tests/test_power: CFLAGS += -DAOPS_FREEIPMI
+$(B)/asan/tests/test_power: LDLIBS += $(shell $(PKG_CONFIG) --libs libfreeipmi)
+endif
+
 $(B)/asan/tests/%: tests/unit/%.c tests/unit/unit.h $(B)/asan/libaops.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SAN) $(LAYERS:%=-I%) -o $@ $< $(B)/asan/libaops.a $(LDLIBS)

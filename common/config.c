@@ -143,6 +143,26 @@ static int parse_start_at(const struct opt_row *o, void *base, const char *v, ch
     return 0;
 }
 
+/* --bmc: a scheme the power sources read, and a host. */
+static int parse_bmc(const struct opt_row *o, void *base, const char *v, char *err, size_t errlen) {
+    (void)o;
+    struct config *cfg = base;
+    static const char *const schemes[] = {"ipmi://", "https://", "http://"};
+    size_t k = 0;
+    while (k < 3 && strncmp(v, schemes[k], strlen(schemes[k])))
+        k++;
+    const char *host = k < 3 ? v + strlen(schemes[k]) : "";
+    if (k == 3 || !*host || *host == '/' || *host == ':' || strlen(v) >= sizeof cfg->power.bmc) {
+        snprintf(err, errlen,
+                 "--bmc '%s': expected ipmi://HOST[:PORT] (IPMI DCMI over RMCP+) or "
+                 "https://HOST[:PORT][/redfish/v1/Chassis/ID] (Redfish)",
+                 v);
+        return -1;
+    }
+    snprintf(cfg->power.bmc, sizeof cfg->power.bmc, "%s", v);
+    return 0;
+}
+
 #define F(field) offsetof(struct config, field), sizeof(((struct config *)0)->field)
 
 const struct opt_row config_rows[] = {
@@ -227,6 +247,23 @@ const struct opt_row config_rows[] = {
      "baseline: scratch file per drive (needs twice that free)"},
     {"baseline-seconds", OPT_DOUBLE, F(baseline_seconds), 0.5, 3600, "3", NULL, NULL, 0, NULL,
      "baseline: seconds of each fio job (sequential 1 MiB, random 4 KiB reads)"},
+    {"bmc", OPT_CUSTOM, 0, 0, 0, 0, NULL, NULL, NULL, 0, parse_bmc,
+     "platform power from a BMC: ipmi://HOST[:PORT] (DCMI over RMCP+) or https://HOST[:PORT] "
+     "(Redfish; a path names the chassis)"},
+    {"bmc-user", OPT_STR, F(power.bmc_user), 0, 0, NULL, NULL, "BMC_USERNAME", 0, NULL,
+     "the BMC's user name (its password comes from BMC_PASSWORD)"},
+    {"bmc-password", OPT_STR, F(power.bmc_password), 0, 0, NULL, NULL, "BMC_PASSWORD", OPT_SECRET,
+     NULL, "the BMC's password"},
+    {"bmc-cacert", OPT_STR, F(power.bmc_cacert), 0, 0, NULL, NULL, NULL, 0, NULL,
+     "Redfish: check the BMC's certificate against this CA file (else the system's CAs)"},
+    {"bmc-insecure", OPT_FLAG, F(power.bmc_insecure), 0, 0, NULL, NULL, NULL, 0, NULL,
+     "Redfish: do not check the BMC's certificate (recorded in the result)"},
+    {"bmc-auth", OPT_CHOICE, F(power.bmc_auth), 0, 0, "auto", "auto|session|basic", NULL, 0, NULL,
+     "Redfish: a session (X-Auth-Token) where the BMC offers one, else basic; or either alone"},
+    {"bmc-privilege", OPT_CHOICE, F(power.bmc_privilege), 0, 0, "user", "user|operator|admin", NULL,
+     0, NULL, "IPMI: the session's privilege (DCMI asks user; some BMCs want more for it)"},
+    {"bmc-interval", OPT_DOUBLE, F(power.bmc_interval), 0.05, 3600, "1", NULL, NULL, 0, NULL,
+     "seconds between two readings of a BMC (read on a thread of its own)"},
 };
 const size_t config_nrows = sizeof config_rows / sizeof config_rows[0];
 

@@ -35,6 +35,22 @@ enum schedule { SCHED_PHASED = 0, SCHED_INTERLEAVED };
 enum runtime_kind { RUNTIME_CGROUP = 0, RUNTIME_DOCKER };
 enum cache_policy { CACHE_ASIS = 0, CACHE_COLD };
 
+enum bmc_auth { BMC_AUTH_AUTO = 0, BMC_AUTH_SESSION, BMC_AUTH_BASIC };
+
+/* Power at the wall (telemetry/power.h): the BMC --bmc names and how to
+ * reach it. The credentials come from the environment (BMC_USERNAME,
+ * BMC_PASSWORD) or the credentials file, the password never from argv. */
+struct power_opts {
+    char bmc[1024];         /* ipmi://HOST[:PORT] or https://HOST[:PORT][/redfish/v1/Chassis/ID] */
+    char bmc_user[256];     /* BMC_USERNAME */
+    char bmc_password[256]; /* BMC_PASSWORD (secret) */
+    char bmc_cacert[1024];  /* a CA file the BMC's certificate is checked against */
+    int bmc_insecure;       /* no TLS certificate check (recorded in the result) */
+    int bmc_auth;           /* enum bmc_auth */
+    int bmc_privilege;      /* IPMI session: 0 user, 1 operator, 2 administrator */
+    double bmc_interval;    /* seconds between two readings of a BMC */
+};
+
 struct config {
     /* The run. containers[] holds one entry, or several for a sweep. */
     unsigned containers[AOPS_MAX_SWEEP];
@@ -81,6 +97,7 @@ struct config {
     char image[256];             /* docker: the harness image */
     char docker_host[512];       /* docker: the engine's socket */
     char container_network[128]; /* docker: host, bridge or a compose network */
+    struct power_opts power;     /* --bmc and its settings */
 
     /* --metrics-listen: the live endpoint for Prometheus (coordinator/metrics.h). */
     char metrics_listen[256]; /* ADDR:PORT, "" when off */

@@ -15,10 +15,21 @@ json_t *jget(const json_t *root, const char *path) {
             return NULL;
         memcpy(key, path, n);
         key[n] = 0;
-        /* Arrays take an index step: "containers.0.ops". */
-        char *end;
+        /* Arrays take an index step, "containers.0.ops", or a selector,
+         * "telemetry.power.scope=platform.mean_w": the first element whose
+         * member has that string value. */
+        char *end, *eq = strchr(key, '=');
         unsigned long idx = strtoul(key, &end, 10);
-        if (json_is_array(cur))
+        if (json_is_array(cur) && eq) {
+            *eq = 0;
+            const json_t *hit = NULL;
+            for (size_t i = 0; !hit && i < json_array_size(cur); i++) {
+                const char *v = json_string_value(json_object_get(json_array_get(cur, i), key));
+                if (v && !strcmp(v, eq + 1))
+                    hit = json_array_get(cur, i);
+            }
+            cur = hit;
+        } else if (json_is_array(cur))
             cur = (*key && !*end) ? json_array_get(cur, idx) : NULL;
         else
             cur = json_is_object(cur) ? json_object_get(cur, key) : NULL;

@@ -6,7 +6,8 @@
 
 #include <jansson.h>
 
-/* Look up "a.b.c" in a JSON object (a number step indexes an array); NULL
+/* Look up "a.b.c" in a JSON object (a number step indexes an array, a
+ * "key=value" step picks the first element whose key is that string); NULL
  * when any step is missing. */
 json_t *jget(const json_t *root, const char *path);
 /* The number at path, or NAN when missing, null or not a number. */

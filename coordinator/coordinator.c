@@ -317,6 +317,7 @@ static int coord_setup(struct coord *c, const struct config *cfg) {
     runlog_new_id(c->run_id);
     c->prov = provenance_collect(cfg, &c->r.lay, &c->verification, c->warnings);
     c->tel = telemetry_new(cfg);
+    telemetry_say(c->tel, stderr); /* a BMC that cannot be read: said now, not in the run */
     throughput_attach(c->tel, &c->r);
     struct attrib_in ai = {.cfg = cfg, .acct = c->r.acct, .acct_why = acct_why};
     c->at = attrib_new(&ai);
@@ -609,6 +610,7 @@ static void coord_loop(struct coord *c) {
             nanosleep(&(struct timespec){0, (long)gap}, NULL);
         int64_t now = now_ns();
         telemetry_sample(c->tel, now);
+        telemetry_end(c->tel);
         attrib_sample(c->at, now);
         progress(c, t0, expected, 1);
     }

@@ -17,7 +17,7 @@ static const struct {
     const char *name;
     int weighted;
 } MCOL[] = {{"cpu_util", 1},   {"read_Bps", 0},  {"read_iops", 0}, {"write_Bps", 0},
-            {"write_iops", 0}, {"steal_pct", 1}, {"power_w", 0}};
+            {"write_iops", 0}, {"steal_pct", 1}, {"power_w", 0},  {"power_platform_w", 0}};
 #define NMCOL (sizeof MCOL / sizeof MCOL[0])
 /* Columns of every shard: its completions and the bytes its workloads read. */
 #define C_OPS "ops_per_s"
@@ -211,26 +211,64 @@ static json_t *col_stat(const struct series *ser, const char *name, const struct
     return series_stat_json(&c, sp, n);
 }
 
+/* One power scope of the fleet: summed over the machines when every one
+ * has it (the series' column when there is one, else the hosts' means),
+ * else NAN with the first missing one's reason. */
+static json_t *fleet_power(const struct fleet_shard *s, size_t n, const struct series *ser,
+                           int from_series, const struct span *run, const char *scope,
+                           const char *col, unsigned hosts, double *watts, char *why,
+                           size_t len) {
+    char mean[96], reason[96];
+    snprintf(mean, sizeof mean, "telemetry.power.scope=%s.mean_w", scope);
+    snprintf(reason, sizeof reason, "telemetry.power.scope=%s.reason", scope);
+    double sum = 0;
+    int all = hosts > 0;
+    snprintf(why, len, "no host");
+    for (size_t i = 0; all && i < n; i++) {
+        if (!s[i].host_first)
+            continue;
+        double w = jnum(s[i].r, mean);
+        if (!isfinite(w)) {
+            const char *r = jstr(s[i].r, reason);
+            if (!r && !strcmp(scope, "package"))
+                r = jstr(s[i].r, "telemetry.power_unavailable_reason");
+            snprintf(why, len, "no %s power reading on shard %u (%s): %s", scope, s[i].index,
+                     jstr(s[i].r, "shard.host") ? jstr(s[i].r, "shard.host") : "unknown host",
+                     r ? r : "none recorded");
+            all = 0;
+        }
+        sum += isfinite(w) ? w : 0;
+    }
+    json_t *mw = json_null(), *pk = json_null();
+    if (all && from_series) {
+        json_t *st = col_stat(ser, col, run, 1);
+        if (json_is_object(st)) {
+            mw = json_incref(json_object_get(st, "mean"));
+            pk = json_incref(json_object_get(st, "peak"));
+        }
+        json_decref(st);
+    } else if (all)
+        mw = json_real(sum);
+    *watts = json_is_number(mw) ? json_number_value(mw) : NAN;
+    if (all && !isfinite(*watts))
+        snprintf(why, len, "no %s power in the fleet's series", scope);
+    else if (all)
+        why[0] = 0;
+    return json_pack("{s:s, s:s, s:o, s:o, s:i, s:o}", "source", "sum over the hosts", "scope",
+                     scope, "mean_w", mw, "peak_w", pk, "hosts", (int)hosts, "reason",
+                     why[0] ? json_string(why) : json_null());
+}
+
 json_t *fleet_telemetry(const struct fleet_shard *s, size_t n, const struct series *ser, int ok,
-                        double wall, double *watts, char *why, size_t len) {
+                        double wall, double *watts, double *pwatts, char *why, size_t len) {
     unsigned hosts = 0;
-    int power_ok = 1;
-    double power = 0, cpu = 0, cpu_w = 0, rbps = 0, riops = 0;
+    double cpu = 0, cpu_w = 0, rbps = 0, riops = 0;
     int cpu_ok = 1, rd_ok = 1;
     why[0] = 0;
     for (size_t i = 0; i < n; i++) {
         if (!s[i].host_first)
             continue;
         hosts++;
-        double w = jnum(s[i].r, "telemetry.power.mean_w");
-        if (!isfinite(w) && power_ok) {
-            const char *r = jstr(s[i].r, "telemetry.power_unavailable_reason");
-            snprintf(why, len, "no power reading on shard %u (%s): %s", s[i].index,
-                     jstr(s[i].r, "shard.host") ? jstr(s[i].r, "shard.host") : "unknown host",
-                     r ? r : "none recorded");
-            power_ok = 0;
-        }
-        power += isfinite(w) ? w : 0;
         double c = jnum(s[i].r, "telemetry.cpu_util.mean"), l = jnum(s[i].r, "system.logical_cpus");
         cpu_ok &= isfinite(c) && l > 0;
         if (isfinite(c) && l > 0)
@@ -245,23 +283,13 @@ json_t *fleet_telemetry(const struct fleet_shard *s, size_t n, const struct seri
     json_t *t = json_object();
     json_object_set_new(t, "per_host", json_string("shards[].telemetry"));
     struct span run = {0, wall};
-    if (ok && any && wall > 0) {
+    int from_series = ok && any && wall > 0;
+    if (from_series) {
         for (size_t c = 0; c < NMCOL; c++)
-            if (strcmp(MCOL[c].name, "power_w"))
+            if (strncmp(MCOL[c].name, "power_", 6))
                 json_object_set_new(t, MCOL[c].name, col_stat(ser, MCOL[c].name, &run, 1));
-        json_t *pw = col_stat(ser, "power_w", &run, 1);
-        *watts = power_ok && json_is_object(pw) ? jnum(pw, "mean") : NAN;
-        json_object_set_new(t, "power",
-                            power_ok && json_is_object(pw)
-                                ? json_pack("{s:s, s:O, s:O, s:i}", "source", "sum over the hosts",
-                                            "mean_w", json_object_get(pw, "mean"), "peak_w",
-                                            json_object_get(pw, "peak"), "hosts", (int)hosts)
-                                : json_null());
-        json_decref(pw);
         json_object_set_new(t, "span", json_pack("{s:f, s:f}", "start", 0.0, "end", wall));
-        json_object_set_new(t, "series", series_json(ser));
     } else { /* a host without a series: its means, weighted alike; no peaks */
-        *watts = power_ok && any ? power : NAN;
         json_object_set_new(t, "cpu_util",
                             json_pack("{s:o, s:n}", "mean",
                                       json_num_or_null(cpu / cpu_w, cpu_ok && any && cpu_w > 0),
@@ -272,15 +300,18 @@ json_t *fleet_telemetry(const struct fleet_shard *s, size_t n, const struct seri
         json_object_set_new(
             t, "read_iops",
             json_pack("{s:o, s:n}", "mean", json_num_or_null(riops, rd_ok && any), "peak"));
-        json_object_set_new(t, "power",
-                            power_ok && any
-                                ? json_pack("{s:s, s:f, s:n, s:i}", "source", "sum over the hosts",
-                                            "mean_w", power, "peak_w", "hosts", (int)hosts)
-                                : json_null());
-        json_object_set_new(t, "series", json_array());
     }
+    /* Each scope summed apart, never one into the other. */
+    char pwhy[1024];
+    json_t *pw = json_array();
+    json_array_append_new(pw, fleet_power(s, n, ser, from_series, &run, "package", "power_w", hosts,
+                                          watts, why, len));
+    json_array_append_new(pw, fleet_power(s, n, ser, from_series, &run, "platform",
+                                          "power_platform_w", hosts, pwatts, pwhy, sizeof pwhy));
+    json_object_set_new(t, "power", pw);
     json_object_set_new(t, "power_unavailable_reason",
-                        power_ok && any ? json_null() : json_string(any ? why : "no host"));
+                        isfinite(*watts) ? json_null() : json_string(why));
+    json_object_set_new(t, "series", from_series ? series_json(ser) : json_array());
     return t;
 }
 

@@ -40,10 +40,11 @@ int fleet_series(const struct fleet_shard *s, size_t n, int64_t rel_ns, struct s
 
 /* telemetry{} of the fleet over [0, wall]: from the series when there is
  * one (ok), else the hosts' means weighted the same way with no peaks.
- * *watts gets the mean power summed over the machines, NAN when one lacks
- * it; why (len) the reason. */
+ * telemetry.power is one entry per scope (package, platform), each summed
+ * over the machines; *watts and *pwatts get those means, NAN when a
+ * machine lacks one; why (len) the package's reason. */
 json_t *fleet_telemetry(const struct fleet_shard *s, size_t n, const struct series *ser, int ok,
-                        double wall, double *watts, char *why, size_t len);
+                        double wall, double *watts, double *pwatts, char *why, size_t len);
 
 /* windows{} of the fleet: per workload and cycle the earliest start and
  * last end over every shard on the common clock, with windows.h's figures

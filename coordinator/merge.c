@@ -489,7 +489,8 @@ static json_t *shard_entry(const struct shard_in *s) {
         {"clock_reference", "shard.clock.reference"},
         {"physical_cores", "system.physical_cores"},
         {"cpu_model", "system.cpu_model"},
-        {"power_w", "telemetry.power.mean_w"},
+        {"power_w", "telemetry.power.scope=package.mean_w"},
+        {"power_platform_w", "telemetry.power.scope=platform.mean_w"},
         {"cpu_util_mean", "telemetry.cpu_util.mean"},
         {"warnings", "warnings"},
         {"system", "system"},
@@ -623,16 +624,17 @@ json_t *merge_results(json_t *const *in, const char *const *names, size_t n) {
         series_free(&ser);
     if (!ser_ok)
         series_init(&ser);
-    double watts;
+    double watts, pwatts;
     char pwhy[1024];
     json_t *telemetry = fleet_telemetry(fs, fs ? nu : 0, &ser, ser_ok, released ? wall : 0, &watts,
-                                        pwhy, sizeof pwhy);
-    json_t *totals =
-        json_pack("{s:I, s:I, s:I, s:o, s:o, s:o, s:o}", "ops", (json_int_t)ops, "errors",
-                  (json_int_t)errors, "expected_ops", (json_int_t)expected, "wall_seconds",
-                  json_num_or_null(wall, released), "aops", json_num_or_null(aops, wall > 0),
-                  "aops_per_core", json_num_or_null(aops / ncores, wall > 0 && ncores > 0),
-                  "aops_per_watt", json_num_or_null(aops / watts, wall > 0 && watts > 0));
+                                        &pwatts, pwhy, sizeof pwhy);
+    json_t *totals = json_pack(
+        "{s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o}", "ops", (json_int_t)ops, "errors",
+        (json_int_t)errors, "expected_ops", (json_int_t)expected, "wall_seconds",
+        json_num_or_null(wall, released), "aops", json_num_or_null(aops, wall > 0), "aops_per_core",
+        json_num_or_null(aops / ncores, wall > 0 && ncores > 0), "aops_per_watt",
+        json_num_or_null(aops / watts, wall > 0 && watts > 0), "aops_per_watt_platform",
+        json_num_or_null(aops / pwatts, wall > 0 && pwatts > 0));
 
     json_t *config = nu ? json_deep_copy(json_object_get(u[0].r, "config")) : json_object();
     if (!json_is_object(config)) {

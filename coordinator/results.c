@@ -285,13 +285,16 @@ json_t *results_build(const struct run_report *rep) {
     int cores = inventory_physical_cores(cfg);
     double aops = wall > 0 ? (double)tot.ops / wall : 0;
     throughput_short_run(cfg, wall, warnings);
+    telemetry_power_warnings(rep->tel, warnings);
     double watts = rep->tel ? telemetry_mean_power(rep->tel) : -1;
-    json_t *totals =
-        json_pack("{s:I, s:I, s:I, s:o, s:o, s:o, s:o}", "ops", (json_int_t)tot.ops, "errors",
-                  (json_int_t)tot.errors, "expected_ops", (json_int_t)expected, "wall_seconds",
-                  json_num_or_null(wall, rep->released), "aops", json_num_or_null(aops, wall > 0),
-                  "aops_per_core", json_num_or_null(aops / cores, wall > 0 && cores > 0),
-                  "aops_per_watt", json_num_or_null(aops / watts, wall > 0 && watts > 0));
+    double pwatts = rep->tel ? telemetry_mean_platform_power(rep->tel) : -1;
+    json_t *totals = json_pack(
+        "{s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o}", "ops", (json_int_t)tot.ops, "errors",
+        (json_int_t)tot.errors, "expected_ops", (json_int_t)expected, "wall_seconds",
+        json_num_or_null(wall, rep->released), "aops", json_num_or_null(aops, wall > 0),
+        "aops_per_core", json_num_or_null(aops / cores, wall > 0 && cores > 0), "aops_per_watt",
+        json_num_or_null(aops / watts, wall > 0 && watts > 0), "aops_per_watt_platform",
+        json_num_or_null(aops / pwatts, wall > 0 && pwatts > 0));
 
     json_t *res = json_object();
     json_object_set_new(res, "schema_version", json_integer(RESULT_SCHEMA_VERSION));

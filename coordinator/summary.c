@@ -32,16 +32,20 @@ void results_print_summary(const json_t *res, const char *dir, FILE *f) {
             jnum(res, "totals.errors"),
             fmt(b[0], sizeof b[0], "%.3f", jnum(res, "totals.wall_seconds")));
     double apw = jnum(res, "totals.aops_per_watt");
-    char spread[160];
+    double app = jnum(res, "totals.aops_per_watt_platform");
+    char spread[160], plat[64] = "";
+    if (isfinite(app)) /* at the wall, where the machine has a meter: its own figure */
+        snprintf(plat, sizeof plat, " (package), %s (platform)",
+                 fmt(b[3], sizeof b[3], "%.4f", app));
     if (repeat_headline(res, spread, sizeof spread) == 0) /* the median run's, with the spread */
-        fprintf(f, "  %s\n  per core    %s   per watt %s\n", spread,
+        fprintf(f, "  %s\n  per core    %s   per watt %s%s\n", spread,
                 fmt(b[1], sizeof b[1], "%.2f", jnum(res, "totals.aops_per_core")),
-                isnan(apw) ? "unavailable" : fmt(b[2], sizeof b[2], "%.4f", apw));
+                isnan(apw) ? "unavailable" : fmt(b[2], sizeof b[2], "%.4f", apw), plat);
     else
-        fprintf(f, "  AOPS        %s   per core %s   per watt %s\n",
+        fprintf(f, "  AOPS        %s   per core %s   per watt %s%s\n",
                 fmt(b[0], sizeof b[0], "%.2f", jnum(res, "totals.aops")),
                 fmt(b[1], sizeof b[1], "%.2f", jnum(res, "totals.aops_per_core")),
-                isnan(apw) ? "unavailable" : fmt(b[2], sizeof b[2], "%.4f", apw));
+                isnan(apw) ? "unavailable" : fmt(b[2], sizeof b[2], "%.4f", apw), plat);
     double wu = jnum(res, "config.warmup_cycles");
     if (wu > 0) {
         double lo = INFINITY, hi = -INFINITY;

@@ -45,11 +45,13 @@ struct metric {
 static const struct metric HEAD[] = {
     {"AOPS", "totals.aops", 1, 0},
     {"per-core AOPS", "totals.aops_per_core", 2, 0},
-    {"AOPS per watt", "totals.aops_per_watt", 3, 0},
+    {"AOPS per watt (package)", "totals.aops_per_watt", 3, 0},
+    {"AOPS per watt (platform)", "totals.aops_per_watt_platform", 3, 0},
     {"operations", "totals.ops", 0, 0},
     {"errors", "totals.errors", 0, 1},
     {"wall seconds", "totals.wall_seconds", 3, 1},
-    {"mean power W", "telemetry.power.mean_w", 1, 1},
+    {"package power W", "telemetry.power.scope=package.mean_w", 1, 1},
+    {"platform power W", "telemetry.power.scope=platform.mean_w", 1, 1},
     {"CPU util mean %", "telemetry.cpu_util.mean", 1, 0},
     {"steal mean %", "telemetry.steal_pct.mean", 1, 1},
     {"served from disk", "storage.served_from_disk", 3, 0},
@@ -450,6 +452,11 @@ static void print_text(const struct run *runs, int n, int priced, const json_t *
             printf(", AOPS/W %.2f×", w);
         else
             printf(", AOPS/W unavailable");
+        /* Platform against platform only: never a ratio across scopes. */
+        w = ratio(jnum(runs[i].r, "totals.aops_per_watt_platform"),
+                  jnum(runs[0].r, "totals.aops_per_watt_platform"));
+        if (isfinite(w))
+            printf(", AOPS/W platform %.2f×", w);
         double c = ratio(cost_per_kaops(&runs[i]), cost_per_kaops(&runs[0]));
         if (isfinite(c))
             printf(", cost per 1,000 AOPS %.2f×", c);
@@ -692,10 +699,17 @@ static void write_html(const char *path, const struct run *runs, int n, int pric
         watts |= isfinite(v[j] = jnum(runs[j].r, "totals.aops_per_watt"));
     /* A chart of nothing says less than the reason: AOPS/W without power. */
     if (watts)
-        svg_bar_chart(&b, "compare-aops-per-watt", "AOPS per watt", "AOPS/W", L, v, (size_t)n);
+        svg_bar_chart(&b, "compare-aops-per-watt", "AOPS per watt (package)", "AOPS/W", L, v,
+                      (size_t)n);
     else
         compare_unavailable(&b, "compare-aops-per-watt-unavailable", "AOPS per watt", R, L, n,
                             "telemetry.power_unavailable_reason");
+    watts = 0;
+    for (int j = 0; j < n; j++)
+        watts |= isfinite(v[j] = jnum(runs[j].r, "totals.aops_per_watt_platform"));
+    if (watts) /* only when a run has it: most machines have no wall meter */
+        svg_bar_chart(&b, "compare-aops-per-watt-platform", "AOPS per watt (platform)", "AOPS/W", L,
+                      v, (size_t)n);
     if (priced) {
         for (int j = 0; j < n; j++)
             v[j] = cost_per_kaops(&runs[j]);

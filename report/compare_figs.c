@@ -19,26 +19,40 @@ static const struct fig {
     const char *id, *title, *chart, *metric, *unit;
     int bytes, dec;
     const char *run_mean, *run_peak, *why;
+    int optional; /* shown only when a run has it (platform power: most have no wall meter) */
 } FIGS[] = {
     {"compare-cpu-util", "CPU utilisation, % of all logical CPUs",
      "CPU utilisation per window (% of all CPUs)", "cpu_util", "%", 0, 1, "telemetry.cpu_util.mean",
-     "telemetry.cpu_util.peak", "telemetry.cpu_unavailable_reason"},
+     "telemetry.cpu_util.peak", "telemetry.cpu_unavailable_reason", 0},
     {"compare-read-bps", "storage read throughput", "storage read throughput per window",
      "read_Bps", "MB/s", 1, 0, "telemetry.read_Bps.mean", "telemetry.read_Bps.peak",
-     "telemetry.disk_unavailable_reason"},
+     "telemetry.disk_unavailable_reason", 0},
     {"compare-read-iops", "storage read IOPS", "storage read IOPS per window", "read_iops", "IOPS",
      0, 0, "telemetry.read_iops.mean", "telemetry.read_iops.peak",
-     "telemetry.disk_unavailable_reason"},
+     "telemetry.disk_unavailable_reason", 0},
     /* The read throughput against what fio measured the same drives doing
-     * (harness baseline): how close the run came to the hardware. */
+     * (harness baseline): how close the run came to the hardware. Shown
+     * when a run has a baseline (most runs on a laptop have none). */
     {"compare-read-baseline", "storage read, % of the drives' fio baseline",
      "storage read per window, % of the drives' baseline", "read_pct_of_baseline", "%", 0, 1,
      "telemetry.read_pct_of_baseline.mean", "telemetry.read_pct_of_baseline.peak",
-     "telemetry.baseline_unavailable_reason"},
+     "telemetry.baseline_unavailable_reason", 1},
     {"compare-power", "package power, W", "package power per window", "power_w", "W", 0, 1,
-     "telemetry.power.mean_w", "telemetry.power.peak_w", "telemetry.power_unavailable_reason"},
+     "telemetry.power.scope=package.mean_w", "telemetry.power.scope=package.peak_w",
+     "telemetry.power_unavailable_reason", 0},
+    {"compare-power-platform", "platform power, W", "platform power per window", "power_platform_w",
+     "W", 0, 1, "telemetry.power.scope=platform.mean_w", "telemetry.power.scope=platform.peak_w",
+     "telemetry.power.scope=platform.reason", 1},
 };
 #define NFIGS (sizeof FIGS / sizeof FIGS[0])
+
+/* An optional figure no run has is left out. */
+static int fig_absent(const struct fig *f, const json_t *const *r, int n) {
+    for (int i = 0; f->optional && i < n; i++)
+        if (isfinite(jnum(r[i], f->run_mean)))
+            return 0;
+    return f->optional;
+}
 
 /* The windows of all runs: the registry's order, then others as found. */
 static size_t windows_of(const json_t *const *r, int n, const char **out) {
@@ -172,7 +186,9 @@ void fig_notes_end(struct sbuf *b, struct fig_notes *ns) {
 const char *compare_null_reason(const json_t *r, const char *path) {
     static const struct {
         const char *prefix, *why;
-    } W[] = {{"totals.aops_per_watt", "telemetry.power_unavailable_reason"},
+    } W[] = {{"totals.aops_per_watt_platform", "telemetry.power.scope=platform.reason"},
+             {"totals.aops_per_watt", "telemetry.power_unavailable_reason"},
+             {"telemetry.power.scope=platform", "telemetry.power.scope=platform.reason"},
              {"telemetry.power.", "telemetry.power_unavailable_reason"},
              {"telemetry.cpu_util.", "telemetry.cpu_unavailable_reason"},
              {"telemetry.read_", "telemetry.disk_unavailable_reason"}};
@@ -207,6 +223,8 @@ void compare_figs_text(const json_t *const *r, const char *const *labels, int n,
     fprintf(out, "per activity window (mean and peak; ratios against %s)\n", labels[0]);
     for (size_t fi = 0; fi < NFIGS; fi++) {
         const struct fig *f = &FIGS[fi];
+        if (fig_absent(f, r, n))
+            continue;
         struct row rows[2 * MAX_WIN + 2];
         size_t nr = fig_rows(f, win, nw, rows);
         fprintf(out, "%s\n", f->title);
@@ -264,6 +282,8 @@ void compare_figs_table(struct sbuf *b, const json_t *const *r, const char *cons
     sb_puts(b, "</tr>\n");
     for (size_t fi = 0; fi < NFIGS; fi++) {
         const struct fig *f = &FIGS[fi];
+        if (fig_absent(f, r, n))
+            continue;
         struct row rows[2 * MAX_WIN + 2];
         size_t nr = fig_rows(f, win, nw, rows);
         sb_printf(b, "<tr><th class=\"t\" colspan=\"%d\">", 2 * n);
@@ -416,6 +436,8 @@ void compare_window_charts(struct sbuf *b, const json_t *const *r, const char *c
     struct series_paths sp[MAX_WIN + 1];
     for (size_t fi = 0; fi < NFIGS; fi++) {
         const struct fig *f = &FIGS[fi];
+        if (fig_absent(f, r, n))
+            continue;
         size_t ns = 0;
         for (size_t w = 0; w < nw && ns < MAX_WIN; w++, ns++) {
             sp[ns].name = win[w];

@@ -46,8 +46,10 @@ void compare_headline_charts(struct sbuf *b, const json_t *const *r, const char 
                              int n);
 
 /* Charts, inside a grid: one per window figure (compare-cpu-util,
- * compare-read-bps, compare-read-iops, compare-read-baseline, compare-power), a figure no run has
- * said in words instead (id <chart id>-unavailable). */
+ * compare-read-bps, compare-read-iops, compare-read-baseline, compare-power,
+ * compare-power-platform), a figure no run has said in words instead (id
+ * <chart id>-unavailable), but for the optional ones (the drives' baseline,
+ * platform power), left out when no run has them. */
 void compare_window_charts(struct sbuf *b, const json_t *const *r, const char *const *labels,
                            int n);
 

@@ -159,12 +159,18 @@ int csv_export(const json_t *result, const char *dir, char *err, size_t errlen) 
                                   "write_Bps", "write_iops", "power_w"};
     for (size_t k = 0; k < 7; k++)
         fprintf(f, "%s%s", k ? "," : "", skeys[k]);
-    /* Then each workload's per-interval counts (<workload>_<key>), as the
-     * first point has them. */
+    /* Then the other power sources' columns (power_platform_w...), and each
+     * workload's per-interval counts (<workload>_<key>), as the first point
+     * has them. */
     const json_t *series = json_object_get(json_object_get(result, "telemetry"), "series");
     const json_t *per0 = json_object_get(json_array_get(series, 0), "workloads");
-    const char *key;
+    const char *key, *pcol[8];
+    size_t npcol = 0, kl;
     json_t *v;
+    json_object_foreach((json_t *)json_array_get(series, 0), key,
+                        v) if (npcol < 8 && !strncmp(key, "power_", 6) && strcmp(key, "power_w") &&
+                               (kl = strlen(key)) > 8 && !strcmp(key + kl - 2, "_w"))
+        fprintf(f, ",%s", pcol[npcol++] = key);
     for (size_t w = 0; w < nw; w++)
         json_object_foreach((json_t *)json_object_get(per0, wl[w]), key, v)
             fprintf(f, ",%s_%s", wl[w], key);
@@ -173,6 +179,8 @@ int csv_export(const json_t *result, const char *dir, char *err, size_t errlen) 
     json_array_foreach(series, i, s) {
         for (size_t k = 0; k < 7; k++)
             cell(f, json_object_get(s, skeys[k]), k == 0);
+        for (size_t k = 0; k < npcol; k++)
+            cell(f, json_object_get(s, pcol[k]), 0);
         const json_t *per = json_object_get(s, "workloads");
         for (size_t w = 0; w < nw; w++)
             json_object_foreach((json_t *)json_object_get(per0, wl[w]), key, v)

@@ -27,6 +27,7 @@
 #include "report_html.h"
 #include "report_kv.h"
 #include "report_pctl.h"
+#include "report_power.h"
 #include "report_repeat.h"
 #include "report_served.h"
 
@@ -96,23 +97,7 @@ static void headline(struct sbuf *b, const json_t *r) {
     num_at(b, r, "system.physical_cores", 0);
     sb_puts(b, " physical cores</div></div>\n");
 
-    card_begin(b, "AOPS per watt");
-    double apw = jnum(r, "totals.aops_per_watt");
-    if (isfinite(apw)) {
-        num_at(b, r, "totals.aops_per_watt", 3);
-        sb_puts(b, "</div><div class=\"note\">mean package power ");
-        num_at(b, r, "telemetry.power.mean_w", 1);
-        sb_puts(b, " W (");
-        sb_esc(b, jstr(r, "telemetry.power.source"));
-        sb_puts(b, ")</div></div>\n");
-    } else {
-        const char *why = jstr(r, "telemetry.power_unavailable_reason");
-        sb_puts(
-            b,
-            "<span id=\"aops-per-watt-unavailable\">unavailable</span></div><div class=\"note\">");
-        sb_esc(b, why ? why : "no power source");
-        sb_puts(b, "</div></div>\n");
-    }
+    report_power_cards(b, r);
 
     card_begin(b, "validity");
     sb_printf(
@@ -395,11 +380,9 @@ static void telemetry_section(struct sbuf *b, const json_t *r) {
     num_at(b, r, "telemetry.read_iops.mean", 0);
     sb_puts(b, "</td><td>");
     num_at(b, r, "telemetry.read_iops.peak", 0);
-    sb_puts(b, "</td></tr>\n<tr><td>package power (W)</td><td>");
-    num_at(b, r, "telemetry.power.mean_w", 1);
-    sb_puts(b, "</td><td>");
-    num_at(b, r, "telemetry.power.peak_w", 1);
-    sb_puts(b, "</td></tr>\n</table>\n");
+    sb_puts(b, "</td></tr>\n");
+    report_power_rows(b, r);
+    sb_puts(b, "</table>\n");
 
     double *t = calloc(n + 1, sizeof *t), *y[4];
     for (int i = 0; i < 4; i++)
@@ -461,19 +444,7 @@ static void telemetry_section(struct sbuf *b, const json_t *r) {
     svg_line_chart(b, "iops", "storage IOPS", "seconds since start", "IOPS", io, 2, spans, nspans,
                    0);
 
-    /* No power source: say so instead of drawing a flat line of zeros. */
-    size_t pw = series_col(series, "power_w", y[0], 1);
-    if (pw && json_is_object(jget(r, "telemetry.power"))) {
-        struct chart_series p = {"power", t, y[0], n};
-        svg_line_chart(b, "power", "package power", "seconds since start", "W", &p, 1, spans,
-                       nspans, 0);
-    } else {
-        const char *why = jstr(r, "telemetry.power_unavailable_reason");
-        sb_puts(b, "<figure><div class=\"unavail\" id=\"power-unavailable\"><b>Package power: "
-                   "unavailable.</b> ");
-        sb_esc(b, why ? why : "no power source was found");
-        sb_puts(b, "</div></figure>\n");
-    }
+    report_power_chart(b, r, t, n, spans, nspans);
     sb_puts(b, "</div>\n");
     free(spans);
     free(t);

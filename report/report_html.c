@@ -111,6 +111,24 @@ const char *workload_title(const char *key) {
     return w && w->title ? w->title : key;
 }
 
+/* A result of an older build has telemetry.power as one object, the
+ * package's, or null: read it as the list of sources it is now. */
+static void upgrade_power(json_t *r) {
+    json_t *t = json_object_get(r, "telemetry"), *pw = json_object_get(t, "power");
+    if (!json_is_object(t) || json_is_array(pw))
+        return;
+    json_t *e = json_is_object(pw) ? json_deep_copy(pw) : json_object();
+    json_object_set_new(e, "scope", json_string("package"));
+    if (!json_is_object(pw)) {
+        json_object_set_new(e, "source", json_null());
+        json_object_set_new(e, "mean_w", json_null());
+        json_object_set_new(e, "peak_w", json_null());
+        json_object_set(e, "reason", json_object_get(t, "power_unavailable_reason"));
+    }
+    json_object_set_new(e, "series", json_string("power_w"));
+    json_object_set_new(t, "power", json_pack("[o]", e));
+}
+
 json_t *load_run(const char *dir, char *err, size_t errlen) {
     char path[4200];
     struct stat st;
@@ -133,6 +151,7 @@ json_t *load_run(const char *dir, char *err, size_t errlen) {
         json_decref(r);
         return NULL;
     }
+    upgrade_power(r);
     return r;
 }
 

@@ -1,6 +1,7 @@
 /* telemetry.c -- the sampler: CPU utilisation, disk throughput and IOPS and
- * package power at each tick of the coordinator's loop, as a time series
- * with mean and peak for the run and for each workload window.
+ * power (each source its own column: power_set.h) at each tick of the
+ * coordinator's loop, as a time series with mean and peak for the run and
+ * for each workload window.
  *
  * Setup (telemetry_new) resolves the devices behind the data, opens every
  * file the samples re-read and sizes their buffers; a sample is then a few
@@ -21,22 +22,24 @@
 #include "../common/fsread.h"
 #include "../common/json.h"
 #include "../workloads/workload.h"
-#include "series.h"
 #include "baseline.h"
+#include "power_set.h"
+#include "series.h"
 #include "telemetry.h"
-#include "telemetry_power.h"
 #include "telemetry_proc.h"
 
 /* One interval (t - dt, t], seconds since barrier release. */
 struct point {
     double t, dt;
-    double cpu, rbps, riops, wbps, wiops, steal, power;
+    double cpu, rbps, riops, wbps, wiops, steal;
+    double power[POWER_MAX_COLS]; /* the power set's columns, power_w first */
 };
 
-/* Every field of struct point is a double: a column is a strided view. */
-enum { M_CPU, M_RBPS, M_RIOPS, M_WBPS, M_WIOPS, M_STEAL, M_POWER, M_COUNT };
-static const char *const metric_names[M_COUNT] = {
-    "cpu_util", "read_Bps", "read_iops", "write_Bps", "write_iops", "steal_pct", "power_w"};
+/* Every field of struct point after dt is a double: a column is a strided
+ * view. Six fixed metrics, then one per power column. */
+enum { M_CPU, M_RBPS, M_RIOPS, M_WBPS, M_WIOPS, M_STEAL, M_POWER };
+static const char *const metric_names[M_POWER] = {"cpu_util",  "read_Bps",   "read_iops",
+                                                  "write_Bps", "write_iops", "steal_pct"};
 
 struct telemetry {
     int stat_fd, disk_fd;
@@ -53,7 +56,7 @@ struct telemetry {
     double baseline_bps;
     char baseline_why[1024];
     char cpu_reason[PATH_MAX + 128], disk_reason[PATH_MAX + 128];
-    struct power power;
+    struct power_set *ps;
 
     int started;
     int64_t t0, prev_ns;
@@ -79,8 +82,16 @@ struct telemetry {
 };
 
 static double metric(const struct point *p, int m) {
-    const double v[M_COUNT] = {p->cpu, p->rbps, p->riops, p->wbps, p->wiops, p->steal, p->power};
-    return v[m];
+    const double v[M_POWER] = {p->cpu, p->rbps, p->riops, p->wbps, p->wiops, p->steal};
+    return m < M_POWER ? v[m] : p->power[m - M_POWER];
+}
+
+static int nmetrics(const struct telemetry *t) {
+    return M_POWER + (int)power_set_ncols(t->ps);
+}
+
+static const char *metric_name(const struct telemetry *t, int m) {
+    return m < M_POWER ? metric_names[m] : power_set_col(t->ps, (unsigned)(m - M_POWER));
 }
 
 static struct series_col column(const struct telemetry *t, int m) {
@@ -168,6 +179,11 @@ static void load_baseline(struct telemetry *t, const struct config *cfg, const c
     json_decref(f);
 }
 
+/* open(2) is variadic; calling it through a two-argument pointer is not. */
+static int sys_open(const char *path, int flags) {
+    return open(path, flags);
+}
+
 struct telemetry *telemetry_new_with(const struct config *cfg,
                                      int (*open_fn)(const char *path, int flags)) {
     struct telemetry *t = calloc(1, sizeof *t);
@@ -225,7 +241,8 @@ struct telemetry *telemetry_new_with(const struct config *cfg,
         }
     }
 
-    power_open(&t->power, root, open_fn);
+    struct power_env env = {root, &cfg->power, cfg->sample_interval, open_fn ? open_fn : sys_open};
+    t->ps = power_set_open(&env);
 
     t->cap = 4096;
     t->pts = malloc(t->cap * sizeof *t->pts);
@@ -263,13 +280,12 @@ static void read_counters(struct telemetry *t, uint64_t *vals) {
 }
 
 void telemetry_begin(struct telemetry *t, int64_t t0_ns) {
-    double j;
     if (!t)
         return;
     t->t0 = t->prev_ns = t->base_ns = t0_ns;
     t->prev_cpu_ok = read_cpu(t, &t->prev_cpu) == 0;
     t->prev_disk_ok = read_disk(t, &t->prev_disk) == 0;
-    power_read(&t->power, &j); /* baseline */
+    power_set_begin(t->ps, t0_ns); /* baselines; the BMCs' readers start */
     read_counters(t, t->cnt_prev);
     t->started = 1;
     t->n = 0;
@@ -278,7 +294,6 @@ void telemetry_begin(struct telemetry *t, int64_t t0_ns) {
 void telemetry_sample(struct telemetry *t, int64_t now_ns) {
     struct cpu_times c;
     struct disk_counters d;
-    double j;
     if (!t || !t->started || now_ns <= t->prev_ns)
         return;
     double dt = (double)(now_ns - t->prev_ns) / 1e9;
@@ -305,7 +320,7 @@ void telemetry_sample(struct telemetry *t, int64_t now_ns) {
         t->prev_disk = d;
     t->prev_disk_ok = disk_ok;
 
-    p.power = t->power.src != POWER_NONE && power_read(&t->power, &j) == 0 ? j / dt : NAN;
+    power_set_sample(t->ps, now_ns, dt, p.power);
     t->prev_ns = now_ns;
 
     if (t->n == t->cap) {
@@ -402,28 +417,60 @@ void telemetry_set_span(struct telemetry *t, double start, double end) {
 }
 
 void telemetry_rebase(struct telemetry *t, int64_t t0_ns) {
-    if (t && t->started && t->n == 0)
+    if (t && t->started && t->n == 0) {
         t->t0 = t0_ns;
+        power_set_rebase(t->ps, t0_ns);
+    }
 }
 
 double telemetry_baseline_s(const struct telemetry *t) {
     return t && t->started ? (double)(t->base_ns - t->t0) / 1e9 : NAN;
 }
 
+/* The power set's view of the series: column col over [a, b], as every
+ * other figure (a point partly inside counts by its share). */
+static int power_colstat(const void *ctx, unsigned col, double a, double b, double *mean,
+                         double *peak) {
+    const struct telemetry *t = ctx;
+    struct span sp = {a, b};
+    struct series_col c = column(t, M_POWER + (int)col);
+    double covered;
+    return series_stat(&c, &sp, 1, mean, peak, &covered);
+}
+
+static double mean_power(const struct telemetry *t, enum power_scope scope) {
+    double w = t ? power_set_mean(t->ps, scope, t->span_a, t->span_b, power_colstat, t) : NAN;
+    return isfinite(w) ? w : -1;
+}
+
 double telemetry_mean_power(const struct telemetry *t) {
-    double mean, peak, covered;
-    if (!t || t->power.src == POWER_NONE)
-        return -1;
-    struct span sp = {t->span_a, t->span_b};
-    struct series_col c = column(t, M_POWER);
-    return series_stat(&c, &sp, 1, &mean, &peak, &covered) == 0 ? mean : -1;
+    return mean_power(t, PSCOPE_PACKAGE);
+}
+
+double telemetry_mean_platform_power(const struct telemetry *t) {
+    return mean_power(t, PSCOPE_PLATFORM);
+}
+
+void telemetry_end(struct telemetry *t) {
+    if (t)
+        power_set_end(t->ps);
+}
+
+void telemetry_say(const struct telemetry *t, FILE *f) {
+    if (t)
+        power_set_say(t->ps, f);
+}
+
+void telemetry_power_warnings(const struct telemetry *t, json_t *warnings) {
+    if (t)
+        power_set_warnings(t->ps, t->span_a, t->span_b, warnings);
 }
 
 json_t *telemetry_spans_json(const struct telemetry *t, const struct span *s, size_t n) {
     json_t *o = json_object();
-    for (int m = 0; t && m < M_COUNT; m++) {
+    for (int m = 0; t && m < nmetrics(t); m++) {
         struct series_col c = column(t, m);
-        json_object_set_new(o, metric_names[m], series_stat_json(&c, s, n));
+        json_object_set_new(o, metric_name(t, m), series_stat_json(&c, s, n));
     }
     if (t)
         baseline_pct(t, o, 0);
@@ -432,8 +479,8 @@ json_t *telemetry_spans_json(const struct telemetry *t, const struct span *s, si
 
 double telemetry_metric_integral(const struct telemetry *t, const char *metric,
                                  const struct span *s, size_t n) {
-    for (int m = 0; t && m < M_COUNT; m++)
-        if (!strcmp(metric_names[m], metric)) {
+    for (int m = 0; t && m < nmetrics(t); m++)
+        if (!strcmp(metric_name(t, m), metric)) {
             struct series_col c = column(t, m);
             return series_integral(&c, s, n);
         }
@@ -466,19 +513,10 @@ json_t *telemetry_json(const struct telemetry *t) {
     for (int m = M_CPU; m < M_POWER; m++)
         json_object_set_new(o, metric_names[m], stat_json(t, m, -INFINITY, INFINITY));
 
-    json_t *pw = json_null();
-    if (t->power.src != POWER_NONE) {
-        json_t *s = stat_json(t, M_POWER, -INFINITY, INFINITY);
-        pw = json_pack("{s:s, s:i, s:O, s:O}", "source", t->power.source, "packages", t->power.n,
-                       "mean_w", json_is_object(s) ? json_object_get(s, "mean") : s, "peak_w",
-                       json_is_object(s) ? json_object_get(s, "peak") : s);
-        json_decref(s);
-        json_object_set_new(o, "power_unavailable_reason", json_null());
-    } else {
-        json_object_set_new(o, "power_unavailable_reason",
-                            json_string(t->power.reason[0] ? t->power.reason : "no power source"));
-    }
-    json_object_set_new(o, "power", pw);
+    /* One entry per source; the package's reason also where it always was. */
+    json_object_set_new(o, "power", power_set_json(t->ps, t->span_a, t->span_b, power_colstat, t));
+    const char *why = power_set_reason(t->ps, PSCOPE_PACKAGE);
+    json_object_set_new(o, "power_unavailable_reason", why[0] ? json_string(why) : json_null());
     if (t->stat_fd < 0)
         json_object_set_new(o, "cpu_unavailable_reason", json_string(t->cpu_reason));
 
@@ -504,8 +542,8 @@ json_t *telemetry_json(const struct telemetry *t) {
     for (size_t i = 0; i < t->n; i++) {
         const struct point *p = &t->pts[i];
         json_t *pt = json_pack("{s:o}", "t", num(p->t));
-        for (int m = 0; m < M_COUNT; m++)
-            json_object_set_new(pt, metric_names[m], num(metric(p, m)));
+        for (int m = 0; m < nmetrics(t); m++)
+            json_object_set_new(pt, metric_name(t, m), num(metric(p, m)));
         if (t->ncnt)
             json_object_set_new(pt, t->cnt_name, counters_point_json(t, i));
         json_array_append_new(series, pt);
@@ -528,10 +566,13 @@ int telemetry_latest(const struct telemetry *t, struct tel_latest *out) {
 }
 
 int telemetry_power_latest(const struct telemetry *t, struct tel_power_latest *out, int max) {
-    if (!t || !t->n || t->power.src == POWER_NONE || max < 1)
-        return 0;
-    out[0] = (struct tel_power_latest){t->power.source, "package", t->pts[t->n - 1].power};
-    return 1;
+    int k = 0;
+    for (unsigned col = 0; t && t->n && col < power_set_ncols(t->ps) && k < max; col++) {
+        const char *source, *scope;
+        if (power_set_col_source(t->ps, col, &source, &scope) == 0)
+            out[k++] = (struct tel_power_latest){source, scope, t->pts[t->n - 1].power[col]};
+    }
+    return k;
 }
 
 json_t *telemetry_baseline_json(const struct telemetry *t) {
@@ -545,7 +586,7 @@ void telemetry_free(struct telemetry *t) {
         close(t->stat_fd);
     if (t->disk_fd >= 0)
         close(t->disk_fd);
-    power_close(&t->power);
+    power_set_free(t->ps);
     json_decref(t->data_paths);
     json_decref(t->baseline);
     free(t->diskbuf);

@@ -18,6 +18,7 @@
 
 #include <jansson.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "../common/config.h"
 #include "series.h"
@@ -67,6 +68,21 @@ json_t *telemetry_baseline_json(const struct telemetry *t);
  * when there is no power source (AOPS per watt is then null). */
 double telemetry_mean_power(const struct telemetry *t);
 
+/* The same for the platform (power at the wall: ACPI power meter, IPMI
+ * DCMI, Redfish): AOPS per watt platform. */
+double telemetry_mean_platform_power(const struct telemetry *t);
+
+/* After the last sample: the BMCs' readers stop, their sessions end. */
+void telemetry_end(struct telemetry *t);
+
+/* At start: one line on f for each power source asked for (--bmc) or found
+ * that cannot measure (an unreachable BMC, wrong credentials, a TLS error,
+ * a resource without readings). */
+void telemetry_say(const struct telemetry *t, FILE *f);
+
+/* A warning for each power source slower than the sample interval. */
+void telemetry_power_warnings(const struct telemetry *t, json_t *warnings);
+
 /* The run's span, [release, last completion] in seconds since the release:
  * every run figure (telemetry_json's means and peaks, the mean power) then
  * covers exactly it, a sample partly inside counting by its share. */
@@ -96,8 +112,9 @@ struct tel_latest {
 };
 int telemetry_latest(const struct telemetry *t, struct tel_latest *out);
 
-/* Power at the latest sample, one entry per source with its scope
- * ("package"; NAN watts when that interval's reading failed). Writes up to
+/* Power at the latest sample, one entry per measuring source with its
+ * scope ("package", "platform", "socket"; NAN watts when that interval's
+ * reading failed). Writes up to
  * max; returns how many (0: no power source, or no sample yet). */
 struct tel_power_latest {
     const char *source, *scope;

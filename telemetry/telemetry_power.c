@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../common/fsread.h"
+#include "power.h"
 #include "telemetry_power.h"
 
 #if defined(__aarch64__)
@@ -328,3 +329,46 @@ void power_close(struct power *p) {
     close_all(p);
     p->src = POWER_NONE;
 }
+
+/* The package row of the source table (power.h): the reader above behind
+ * the table's ops, energy over the sampler's interval. */
+static int pkg_open(struct power_src *s, const struct power_env *env) {
+    struct power *p = calloc(1, sizeof *p);
+    s->scope = PSCOPE_PACKAGE;
+    if (!p) {
+        snprintf(s->reason, sizeof s->reason, "out of memory");
+        return -1;
+    }
+    s->priv = p;
+    power_open(p, env->sysroot, env->open_fn);
+    if (p->src == POWER_NONE) {
+        snprintf(s->reason, sizeof s->reason, "%s", p->reason[0] ? p->reason : "no power source");
+        return -1;
+    }
+    snprintf(s->name, sizeof s->name, "%s", p->source);
+    s->detail = json_pack("{s:i}", "packages", p->n);
+    return 0;
+}
+
+static int pkg_read(struct power_src *s, double dt, double *watts, char *err, size_t errlen) {
+    struct power *p = s->priv;
+    int first = !p->have_last;
+    double j;
+    if (power_read(p, &j) != 0) {
+        snprintf(err, errlen, "%s: a counter could not be read", p->source);
+        return -1;
+    }
+    if (first || dt <= 0)
+        return 1;
+    *watts = j / dt;
+    return 0;
+}
+
+static void pkg_close(struct power_src *s) {
+    if (s->priv)
+        power_close(s->priv);
+    free(s->priv);
+    s->priv = NULL;
+}
+
+const struct power_src_ops power_src_package = {"package", 0, pkg_open, pkg_read, pkg_close};

@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-enum power_src { POWER_NONE = 0, POWER_RAPL, POWER_PERF, POWER_MSR };
+enum power_kind { POWER_NONE = 0, POWER_RAPL, POWER_PERF, POWER_MSR };
 
 #define POWER_MAX_DOMAINS 64
 
@@ -18,7 +18,7 @@ enum power_src { POWER_NONE = 0, POWER_RAPL, POWER_PERF, POWER_MSR };
 typedef int (*power_open_fn)(const char *path, int flags);
 
 struct power {
-    enum power_src src;
+    enum power_kind src;
     int n; /* package domains */
     int fd[POWER_MAX_DOMAINS];
     uint64_t range[POWER_MAX_DOMAINS]; /* counter wraps after this many raw units */

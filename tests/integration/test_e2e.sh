@@ -44,7 +44,8 @@ check "wall_seconds within the clock around the command ($(jq_ .totals.wall_seco
     jq -e --argjson a "$t_before" --argjson b "$t_after" '.totals.wall_seconds > 0 and .totals.wall_seconds < ($b - $a)' $R
 check "AOPS at least ops over that clock" jq -e --argjson a "$t_before" --argjson b "$t_after" '.totals.aops >= .totals.ops / ($b - $a)' $R
 check "the baselines were read before the release" jq -e '.telemetry.baseline_s <= 0' $R
-check "power is null with a reason, never 0" jq -e '(.totals.aops_per_watt == null) == (.telemetry.power == null) and (.telemetry.power != null or (.telemetry.power_unavailable_reason | length > 0))' $R
+check "power is null with a reason, never 0" jq -e '(.totals.aops_per_watt == null) == (.telemetry.power[0].mean_w == null) and (.telemetry.power | all(.mean_w > 0 or (.mean_w == null and (.reason | length > 0))))' $R
+check "platform per watt only with a platform source" jq -e '(.totals.aops_per_watt_platform == null) == ([.telemetry.power[] | select(.scope == "platform" and .mean_w != null)] | length == 0)' $R
 check "backends in the inventory: servers and the file reader" jq -e '(.system.backends.db | test("MariaDB")) and (.system.backends.s3 | test("MinIO")) and (.system.backends.search | test("^io_uring; (avx2|sse2) scans; PCRE2 JIT$"))' $R
 check "corpus manifest recorded" jq -e '.config.corpus.manifest != null' $R
 check "per-container latency means for the three" jq -e '[.containers[] | .latency_ms_mean.s3 > 0 and .latency_ms_mean.db > 0 and .latency_ms_mean.search > 0] | all' $R

@@ -138,7 +138,7 @@ cp "$F" "$TMP/c/s1/result.json"
 jq '.totals.aops = 220' "$F" >"$TMP/c/s2/result.json"
 out=$("$HARNESS" compare "$TMP/c/a" "$TMP/c/b" "$TMP/c/c" --html "$TMP/c/cmp.html" 2>&1)
 check_contains "overlapping ranges: the ratio is said to be within noise" "B vs A: AOPS 0.94× (within noise: the runs' AOPS ranges overlap, A 230.0-250.0 (3 runs), B 220.0-235.0 (3 runs))" "$out"
-check "apart: a plain ratio" grep -qx 'C vs A: AOPS 0.50×, per-core 0.50×, AOPS/W 1.00×' <<<"$out"
+check "apart: a plain ratio" grep -qx 'C vs A: AOPS 0.50×, per-core 0.50×, AOPS/W 1.00×, AOPS/W platform 1.00×' <<<"$out"
 check_contains "each side's min-max" "230.0-250.0 (3 runs)     220.0-235.0 (3 runs)     118.0-123.0 (3 runs)" "$out"
 check "HTML: within noise on B's AOPS ratio" grep -q 'data-noise="1.totals.aops">within noise' "$TMP/c/cmp.html"
 check "HTML: none on C's" bash -c "! grep -q 'data-noise=\"2.totals.aops\"' '$TMP/c/cmp.html'"

@@ -62,9 +62,17 @@ check_numbers() { # description tsv json [prefix] [kind]
     awk -F'\t' -v k="$kind" -v p="$prefix" '$1 == k {
         key = k == "mark" ? $3 : $2; val = k == "mark" ? $4 : $3
         if (index(key, p) == 1) print substr(key, length(p) + 1) "\t" val }' "$tsv" >"$TMP/page.figs"
-    jq -r --rawfile figs "$TMP/page.figs" '. as $r | $figs | split("\n")[] | select(length > 0)
+    # A key's step is a member, an index, or a selector as jget has it:
+    # telemetry.power.scope=platform.mean_w, the first entry of that scope.
+    jq -r --rawfile figs "$TMP/page.figs" 'def at($p): reduce $p[] as $s (.;
+            if . == null then null
+            elif ($s | type) == "string" and ($s | contains("=")) then ($s | split("=")) as $kv
+                | (if type == "array" then (map(select(type == "object" and .[$kv[0]] == $kv[1])) | .[0]) else null end)
+            elif type == "array" then (if ($s | type) == "number" then .[$s] else null end)
+            elif type == "object" then .[$s | tostring] else null end);
+        . as $r | $figs | split("\n")[] | select(length > 0)
         | (split("\t")[0] | split(".") | map(tonumber? // .)) as $p
-        | ($r | try getpath($p) catch null) | if . == null then "null" else tostring end' "$json" \
+        | ($r | at($p)) | if . == null then "null" else tostring end' "$json" \
         | paste "$TMP/page.figs" - >"$TMP/page.cmp"
     n=$(wc -l <"$TMP/page.cmp")
     bad=$(awk -F'\t' -v p="$prefix" '
@@ -107,7 +115,8 @@ T=$A/report.html.tsv
 check_charts "$T" latency-s3 latency-db latency-search containers-ops-per-second cpu-util \
     storage-throughput iops power
 check_numbers "every figure on the report equals result.json" "$T" "$A/result.json"
-for k in totals.aops totals.aops_per_core totals.aops_per_watt totals.ops totals.errors \
+for k in totals.aops totals.aops_per_core totals.aops_per_watt totals.aops_per_watt_platform \
+    telemetry.power.0.mean_w telemetry.power.1.peak_w totals.ops totals.errors \
     workloads.s3.latency_ms.p95 workloads.db.latency_ms.p99 workloads.search.latency_ms.max \
     workloads.s3.latency_ms.p50 containers.1.ops telemetry.cpu_util.peak windows.db.start system.physical_cores; do
     check "figure $k is on the page" test -n "$(value "$T" $k)"
@@ -124,9 +133,9 @@ shot "$A/report.html" "$ART/report.png"
 
 # -o FILE, and a run with no power source, invalid, with a hostile string.
 N=$TMP/runs/nopower; mkdir -p "$N"
-jq '.telemetry.power = null | .totals.aops_per_watt = null
+jq '.telemetry.power = null | .totals.aops_per_watt = null | .totals.aops_per_watt_platform = null
     | .telemetry.power_unavailable_reason = "no RAPL <powercap> & no perf power PMU"
-    | .telemetry.series[].power_w = null | .valid = false
+    | .telemetry.series[].power_w = null | del(.telemetry.series[].power_platform_w) | .valid = false
     | .invalid_reasons = ["worker 1 was OOM-killed"]
     | .warnings += ["<img id=\"injected\" src=\"x\">"]
     | .containers[1].oom_killed = true' "$FIX/result-sample-a.json" >"$N/result.json"
@@ -138,6 +147,7 @@ T2=$TMP/nopower.html.tsv
 check "no power chart when power is null" bash -c "! grep -qP '^chart\tpower\t' '$T2'"
 check "power unavailable said in words" has_id "$T2" power-unavailable
 check "AOPS/W unavailable said in words" has_id "$T2" aops-per-watt-unavailable
+check "AOPS/W platform unavailable said in words" has_id "$T2" aops-per-watt-platform-unavailable
 check "unavailable reason shown, escaped" grep -qF 'no RAPL &lt;powercap&gt; &amp; no perf power PMU' "$TMP/nopower.html.dom"
 check "invalid run shown as not valid" grep -q 'data-valid="false"' "$TMP/nopower.html.dom"
 check "invalid reason listed" grep -qF 'worker 1 was OOM-killed' "$TMP/nopower.html.dom"
@@ -175,11 +185,13 @@ ja=$A/result.json; jb=$B/result.json
 r_aops=$(jq -n --slurpfile a "$ja" --slurpfile b "$jb" '$b[0].totals.aops / $a[0].totals.aops')
 r_core=$(jq -n --slurpfile a "$ja" --slurpfile b "$jb" '$b[0].totals.aops_per_core / $a[0].totals.aops_per_core')
 r_watt=$(jq -n --slurpfile a "$ja" --slurpfile b "$jb" '$b[0].totals.aops_per_watt / $a[0].totals.aops_per_watt')
+r_wattp=$(jq -n --slurpfile a "$ja" --slurpfile b "$jb" '$b[0].totals.aops_per_watt_platform / $a[0].totals.aops_per_watt_platform')
 r_cost=$(jq -n --slurpfile a "$ja" --slurpfile b "$jb" --argjson pa $PA --argjson pb $PB \
     '($pb / ($b[0].totals.aops / 1000)) / ($pa / ($a[0].totals.aops / 1000))')
 check_contains "stdout: AOPS ratio by hand" "AOPS $(printf %.2f "$r_aops")×" "$(cat "$TMP/cmp.txt")"
 check_contains "stdout: per-core ratio by hand" "per-core $(printf %.2f "$r_core")×" "$(cat "$TMP/cmp.txt")"
 check_contains "stdout: AOPS/W ratio by hand" "AOPS/W $(printf %.2f "$r_watt")×" "$(cat "$TMP/cmp.txt")"
+check_contains "stdout: AOPS/W platform ratio by hand, apart" "AOPS/W platform $(printf %.2f "$r_wattp")×" "$(cat "$TMP/cmp.txt")"
 check_contains "stdout: cost ratio by hand" "cost per 1,000 AOPS $(printf %.2f "$r_cost")×" "$(cat "$TMP/cmp.txt")"
 check_contains "stdout: inventory difference in cores" "physical cores: A 8, B 16" "$(cat "$TMP/cmp.txt")"
 check_contains "stdout: SMT difference" "SMT differs: A on, B off" "$(cat "$TMP/cmp.txt")"
@@ -190,6 +202,10 @@ C=$TMP/compare.html.tsv
 check "HTML AOPS ratio equals the hand ratio" same_num "$(value "$C" ratio.1.totals.aops)" "$r_aops"
 check "HTML per-core ratio equals the hand ratio" same_num "$(value "$C" ratio.1.totals.aops_per_core)" "$r_core"
 check "HTML AOPS/W ratio equals the hand ratio" same_num "$(value "$C" ratio.1.totals.aops_per_watt)" "$r_watt"
+check "HTML AOPS/W platform ratio equals the hand ratio" same_num "$(value "$C" ratio.1.totals.aops_per_watt_platform)" "$r_wattp"
+check "HTML platform power ratio: platform against platform" same_num \
+    "$(value "$C" "ratio.1.telemetry.power.scope=platform.mean_w")" \
+    "$(jq -n --slurpfile a "$ja" --slurpfile b "$jb" '$b[0].telemetry.power[1].mean_w / $a[0].telemetry.power[1].mean_w')"
 check "HTML cost ratio equals the hand ratio" same_num "$(value "$C" ratio.1.cost_per_kaops)" "$r_cost"
 check "HTML cost per 1,000 AOPS of A by hand" same_num "$(value "$C" derived.0.cost_per_kaops)" \
     "$(jq --argjson p $PA '$p / (.totals.aops / 1000)' "$ja")"
@@ -201,7 +217,7 @@ check_numbers "every figure of run A on the compare page equals its result.json"
 check_numbers "every figure of run B on the compare page equals its result.json" "$C" "$jb" runs.1.
 check_charts "$C" compare-aops compare-aops-per-core compare-aops-per-watt compare-s3-p95 compare-db-p95 \
     compare-search-p95 compare-cost compare-latency-mean compare-cpu-util compare-read-bps compare-read-iops \
-    compare-power
+    compare-power compare-aops-per-watt-platform compare-power-platform
 check_numbers "every bar of run A equals its result.json" "$C" "$ja" runs.0. mark
 check_numbers "every bar of run B equals its result.json" "$C" "$jb" runs.1. mark
 check "HTML db window CPU mean ratio by hand" same_num "$(value "$C" ratio.1.windows.db.cpu_util.mean)" \
@@ -212,6 +228,24 @@ check_eq "a window figure the result lacks is null on the page" null "$(value "$
 check "and says why in a note" grep -qF 'has no power_w per window (written by an older build)' "$TMP/compare.html.dom"
 check_contains "stdout: the window rows" "s3 window peak" "$(cat "$TMP/cmp.txt")"
 shot "$TMP/compare.html" "$ART/compare.png"
+
+# A run without a wall meter against one with: no platform ratio, never one across scopes.
+P=$TMP/runs/nowall; mkdir -p "$P"
+jq 'del(.telemetry.power[1]) | .totals.aops_per_watt_platform = null | del(.telemetry.series[].power_platform_w)
+    | .windows[] |= del(.power_platform_w)' "$jb" >"$P/result.json"
+"$HARNESS" compare "$A" "$P" >"$TMP/cmp3.txt" 2>&1
+check_eq "compare with one run lacking platform power exits 0" 0 "$?"
+check_contains "the package ratio is still given" "AOPS/W $(printf %.2f "$r_watt")×" "$(cat "$TMP/cmp3.txt")"
+check_lacks "no platform ratio against a run without platform power" "AOPS/W platform" "$(cat "$TMP/cmp3.txt")"
+# A result of an older build: telemetry.power one object, the package's.
+O=$TMP/runs/old; mkdir -p "$O"
+jq '.telemetry.power = .telemetry.power[0] | del(.telemetry.power.scope, .telemetry.power.series)
+    | del(.totals.aops_per_watt_platform)' "$ja" >"$O/result.json"
+"$HARNESS" report "$O" -o "$TMP/old.html" >/dev/null 2>&1
+check_eq "report of an older result exits 0" 0 "$?"
+page "$TMP/old.html"
+check "an older result's package power reads as its first entry" same_num \
+    "$(value "$TMP/old.html.tsv" telemetry.power.0.mean_w)" "$(jq '.telemetry.power[0].mean_w' "$ja")"
 
 "$HARNESS" compare "$A" "$B" --price epyc=1,xeon=2 >"$TMP/cmp2.txt" 2>&1
 check_eq "--price takes run directory names" 0 "$?"
@@ -331,7 +365,7 @@ for i in 0 1; do
 done
 nwin=$(jq '.windows | length' "$ta")
 check_eq "a row for each window's CPU, read throughput, IOPS and power, mean and peak, and the run's" \
-    $((8 * nwin + 8)) "$(grep -oP '^num\truns\.0\.(windows\.[^.]+\.(cpu_util|read_Bps|read_iops|power_w)|telemetry\.(cpu_util|read_Bps|read_iops|power))\.(mean|peak|mean_w|peak_w)\t' "$TC" | sort -u | wc -l)"
+    $((8 * nwin + 8)) "$(grep -oP '^num\truns\.0\.(windows\.[^.]+\.(cpu_util|read_Bps|read_iops|power_w)|telemetry\.(cpu_util|read_Bps|read_iops|power\.scope=package))\.(mean|peak|mean_w|peak_w)\t' "$TC" | sort -u | wc -l)"
 check "tiny compare: search window read mean ratio by hand" same_num "$(value "$TC" ratio.1.windows.search.read_Bps.mean)" \
     "$(jq -n --slurpfile a "$ta" --slurpfile b "$tb" '$b[0].windows.search.read_Bps.mean / $a[0].windows.search.read_Bps.mean')"
 why=$(jq -r .telemetry.power_unavailable_reason "$ta")

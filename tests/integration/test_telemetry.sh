@@ -35,16 +35,22 @@ fi
 # Only a machine with none of the three may report null, with the reason.
 if ls /sys/class/powercap/*/energy_uj >/dev/null 2>&1 || [ -e /sys/bus/event_source/devices/power/events/energy-pkg ] ||
     ls /dev/cpu/*/msr >/dev/null 2>&1; then
-    check "power source named ($(jq_ '.telemetry.power_unavailable_reason' "$R"))" test "$(jq_ '.telemetry.power.source' "$R")" != null
-    check "power measured: mean above 0 W" jq -e '.telemetry.power.mean_w > 0' "$R"
+    check "power source named ($(jq_ '.telemetry.power_unavailable_reason' "$R"))" test "$(jq_ '.telemetry.power[0].source' "$R")" != null
+    check "power measured: mean above 0 W" jq -e '.telemetry.power[0].mean_w > 0' "$R"
     check "power in the series" jq -e '[.telemetry.series[] | select(.power_w != null)] | length > 0' "$R"
     check "AOPS per watt measured" jq -e '.totals.aops_per_watt != null' "$R"
 else
-    check_eq "no power source: power null" "null" "$(jq_ '.telemetry.power' "$R")"
+    check_eq "no power source: package power null" "null null" "$(jq_ '.telemetry.power[] | select(.scope == "package") | "\(.mean_w) \(.peak_w)"' "$R")"
     check_eq "no power source: every power_w null" "0" "$(jq_ '[.telemetry.series[] | select(.power_w != null)] | length' "$R")"
     check_contains "reason names RAPL" "RAPL" "$(jq_ '.telemetry.power_unavailable_reason' "$R")"
     check_contains "reason names the msr module" "msr" "$(jq_ '.telemetry.power_unavailable_reason' "$R")"
     check_eq "AOPS per watt null" "null" "$(jq_ '.totals.aops_per_watt' "$R")"
+fi
+# No meter at the wall on this VM either: null with what was looked for, never 0.
+if ! ls /sys/class/hwmon/*/name 2>/dev/null | xargs -r grep -qx power_meter && [ ! -e /dev/ipmi0 ]; then
+    check_eq "no platform power: null" "null" "$(jq_ '.telemetry.power[] | select(.scope == "platform") | .mean_w' "$R")"
+    check_contains "platform reason names the ACPI power meter" "ACPI power meter" "$(jq_ '.telemetry.power[] | select(.scope == "platform") | .reason' "$R")"
+    check_eq "AOPS per watt platform null" "null" "$(jq_ '.totals.aops_per_watt_platform' "$R")"
 fi
 
 check_eq "a window has CPU figures" "number" "$(jq_ '[.windows[]][0].cpu_util.mean | type' "$R")"
@@ -63,7 +69,19 @@ OUT2=$TMP/fixture
     --out "$OUT2" --quiet >"$TMP/stdout2" 2>&1
 R2=$OUT2/result.json
 check_eq "fixture: sockets/cores/threads" "2 4 8" "$(jq_ '[.system.sockets, .system.physical_cores, .system.logical_cpus] | map(tostring) | join(" ")' "$R2")"
-check_eq "fixture: RAPL over two packages" "rapl 2" "$(jq_ '[.telemetry.power.source, (.telemetry.power.packages|tostring)] | join(" ")' "$R2")"
+check_eq "fixture: RAPL over two packages" "rapl 2" "$(jq_ '.telemetry.power[0] | [.source, (.packages|tostring)] | join(" ")' "$R2")"
 check_eq "fixture: three warnings" "3" "$(jq_ '.warnings | map(select(test("scheduler|governor|swap"))) | length' "$R2")"
 check_contains "fixture: warning on stdout" "governor" "$(cat "$TMP/stdout2")"
+
+# A machine with an ACPI power meter (245 W, averaged over 1 s) and two Ampere sockets
+# (85 and 65 W): power at the wall next to the package's, each scope its own figure.
+OUT3=$TMP/meter
+"$HARNESS" --containers 2 --profile tiny --workloads sleep --cycles 5 --sample-interval 0.25 \
+    --sysroot "$ROOT/tests/fixtures/sysroot-power" --out "$OUT3" --quiet >/dev/null 2>&1
+R3=$OUT3/result.json
+check_eq "meter: platform 245 W from hwmon, socket 150 W over 2 sockets" "hwmon 245 hwmon_socket 150 2" \
+    "$(jq_ '[(.telemetry.power[] | select(.scope == "platform") | "\(.source) \(.mean_w)"),
+        (.telemetry.power[] | select(.scope == "socket") | "\(.source) \(.mean_w) \(.sockets)")] | join(" ")' "$R3")"
+check "meter: AOPS per watt platform = AOPS / 245 W" jq -e '(.totals.aops / 245 - .totals.aops_per_watt_platform | fabs) < 1e-9 * .totals.aops' "$R3"
+check_eq "meter: the package figure stays null (no RAPL in this fixture)" null "$(jq_ '.totals.aops_per_watt' "$R3")"
 finish

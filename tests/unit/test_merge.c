@@ -90,7 +90,9 @@ static json_t *shard(const struct spec *s) {
         r, "telemetry",
         json_pack("{s:{s:f, s:f}, s:{s:f}, s:{s:f}, s:o, s:o}", "cpu_util", "mean", 50.0, "peak",
                   90.0, "read_Bps", "mean", 1000.0, "read_iops", "mean", 10.0, "power",
-                  isnan(s->watts) ? json_null() : json_pack("{s:f}", "mean_w", s->watts),
+                  json_pack("[{s:s, s:o, s:o}]", "scope", "package", "mean_w",
+                            isnan(s->watts) ? json_null() : json_real(s->watts), "reason",
+                            isnan(s->watts) ? json_string("no RAPL here") : json_null()),
                   "power_unavailable_reason",
                   isnan(s->watts) ? json_string("no RAPL here") : json_null()));
     json_object_set_new(r, "ops_per_second",
@@ -184,8 +186,11 @@ static void test_arithmetic(void) {
     CHECK(jnum(m, "system.physical_cores") == 6);
     CHECK(jnum(m, "system.hosts") == 2);
     /* Power: shard b has none, so no sum, and the reason names it. */
-    CHECK(json_is_null(jget(m, "telemetry.power")));
+    CHECK(json_is_null(jget(m, "telemetry.power.scope=package.mean_w")));
     CHECK(json_is_null(jget(m, "totals.aops_per_watt")));
+    CHECK(json_is_null(jget(m, "totals.aops_per_watt_platform"))); /* neither has a wall meter */
+    CHECKF(strstr(jstr(m, "telemetry.power.scope=platform.reason"), "no platform power reading"),
+           "%s", jstr(m, "telemetry.power.scope=platform.reason"));
     CHECKF(jstr(m, "telemetry.power_unavailable_reason") &&
                strstr(jstr(m, "telemetry.power_unavailable_reason"), "shard 1 (b): no RAPL here"),
            "reason: %s", jstr(m, "telemetry.power_unavailable_reason"));
@@ -234,10 +239,17 @@ static void test_arithmetic(void) {
     /* Power on both: summed, and AOPS per watt over the sum. */
     json_t *b = shard_b();
     json_object_set_new(json_object_get(b, "telemetry"), "power",
-                        json_pack("{s:f}", "mean_w", 30.0));
-    m = merge2(shard_a(), b);
-    CHECK(near(jnum(m, "telemetry.power.mean_w"), 80));
+                        json_pack("[{s:s, s:f}, {s:s, s:f}]", "scope", "package", "mean_w", 30.0,
+                                  "scope", "platform", "mean_w", 150.0));
+    json_t *a = shard_a();
+    json_array_append_new(json_object_get(json_object_get(a, "telemetry"), "power"),
+                          json_pack("{s:s, s:f}", "scope", "platform", "mean_w", 210.0));
+    m = merge2(a, b);
+    CHECK(near(jnum(m, "telemetry.power.scope=package.mean_w"), 80));
     CHECK(near(jnum(m, "totals.aops_per_watt"), 250 / 12.551 / 80));
+    /* Each scope summed apart, never one into the other. */
+    CHECK(near(jnum(m, "telemetry.power.scope=platform.mean_w"), 360));
+    CHECK(near(jnum(m, "totals.aops_per_watt_platform"), 250 / 12.551 / 360));
     json_decref(m);
 
     /* Two shards on one machine (one boot id): its cores count once. */

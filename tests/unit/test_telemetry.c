@@ -153,9 +153,13 @@ static void test_intel_2s(void) {
     CHECKF(NEAR(telemetry_mean_power(t), (21.328851 + 60.0) / 4), "%.12g", telemetry_mean_power(t));
     CHECK(NEAR(getd(j, "cpu_util", "mean"), 75.0) && NEAR(getd(j, "cpu_util", "peak"), 100.0));
     CHECK(NEAR(getd(j, "read_iops", "mean"), 40.0) && NEAR(getd(j, "read_iops", "peak"), 80.0));
-    json_t *pw = json_object_get(j, "power");
+    /* telemetry.power: one entry per source, the package's first */
+    json_t *pw = json_array_get(json_object_get(j, "power"), 0);
     CHECK(json_is_object(pw));
     CHECK(strcmp(json_string_value(json_object_get(pw, "source")), "rapl") == 0);
+    CHECK(strcmp(json_string_value(json_object_get(pw, "scope")), "package") == 0);
+    CHECK(strcmp(json_string_value(json_object_get(pw, "series")), "power_w") == 0);
+    CHECKF(NEAR(getd(pw, "mean_w", NULL), 20.332), "%g", getd(pw, "mean_w", NULL));
     CHECK(json_integer_value(json_object_get(pw, "packages")) == 2);
     CHECK(NEAR(getd(pw, "peak_w", NULL), 30.0));
     CHECK(json_is_null(json_object_get(j, "power_unavailable_reason")));
@@ -228,7 +232,11 @@ static void test_amd_1s(void) {
         "0 0\n");
     telemetry_sample(t, S / 2);
     json_t *j = telemetry_json(t);
-    CHECK(json_is_null(json_object_get(j, "power")));
+    json_t *pk = json_array_get(json_object_get(j, "power"), 0);
+    CHECK(!strcmp(json_string_value(json_object_get(pk, "scope")), "package"));
+    CHECK(json_is_null(json_object_get(pk, "mean_w")) &&
+          json_is_null(json_object_get(pk, "peak_w")));
+    CHECK(json_is_string(json_object_get(pk, "reason")));
     const char *why = json_string_value(json_object_get(j, "power_unavailable_reason"));
     CHECKF(why && strstr(why, "permission denied") && strstr(why, "energy_uj") &&
                strstr(why, "as root"),
@@ -366,7 +374,7 @@ static void test_missing(void) {
     CHECK(json_array_size(json_object_get(j, "series")) == 1);
     CHECK(json_is_null(json_object_get(j, "cpu_util")));
     CHECK(json_is_null(json_object_get(j, "read_Bps")));
-    CHECK(json_is_null(json_object_get(j, "power")));
+    CHECK(json_is_null(json_object_get(json_array_get(json_object_get(j, "power"), 0), "mean_w")));
     CHECK(json_is_string(json_object_get(j, "power_unavailable_reason")));
     CHECK(json_is_string(json_object_get(j, "disk_unavailable_reason")));
     CHECK(json_is_string(json_object_get(j, "cpu_unavailable_reason")));

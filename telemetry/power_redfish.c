@@ -1,0 +1,526 @@
+/* power_redfish.c -- a BMC's Redfish service as a row of the source table
+ * (power.h): --bmc https://HOST[:PORT][/redfish/v1/Chassis/ID].
+ *
+ * At start (outside the measured run) the service root, then the chassis,
+ * is walked to the resource that holds the chassis' power: EnvironmentMetrics
+ * (PowerWatts.Reading) where the BMC has it, else Power (PowerControl[].
+ * PowerConsumedWatts). Authentication is a Redfish session (POST to the
+ * SessionService, the X-Auth-Token header on every request, the session
+ * deleted at the end) where the service offers one, else HTTP basic; the
+ * credentials come from BMC_USERNAME and BMC_PASSWORD. Any failure there --
+ * no route to the BMC, a TLS certificate that does not verify, wrong
+ * credentials, a chassis without power readings -- is one reason and the
+ * source measures nothing.
+ *
+ * During the run the resource is read on the source's own thread with one
+ * libcurl handle kept alive; a request gives up after 5 s, or at once when
+ * the run ends. What the BMC says about its own intervals is recorded: the
+ * averaging span of PowerMetrics, a sensor's SensingInterval. */
+#include "power_redfish.h"
+
+#include <ctype.h>
+#include <curl/curl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "power.h"
+
+int redfish_power_member(const json_t *power) {
+    json_t *pc = json_object_get(power, "PowerControl");
+    for (size_t i = 0; i < json_array_size(pc); i++)
+        if (json_is_number(json_object_get(json_array_get(pc, i), "PowerConsumedWatts")))
+            return (int)i;
+    return -1;
+}
+
+int redfish_power_value(const json_t *res, int envmetrics, int member, double *watts, char *err,
+                        size_t errlen) {
+    json_t *v;
+    const char *what;
+    if (envmetrics) {
+        v = json_object_get(json_object_get(res, "PowerWatts"), "Reading");
+        what = "EnvironmentMetrics PowerWatts.Reading";
+    } else {
+        v = json_object_get(json_array_get(json_object_get(res, "PowerControl"), (size_t)member),
+                            "PowerConsumedWatts");
+        what = "Power PowerControl[].PowerConsumedWatts";
+    }
+    if (!json_is_number(v)) {
+        snprintf(err, errlen, "%s is %s", what, v ? "not a number (null)" : "missing");
+        return -1;
+    }
+    *watts = json_number_value(v);
+    return 0;
+}
+
+double iso8601_duration_s(const char *s) {
+    static const struct {
+        char unit;
+        double date, time; /* seconds per unit before and after the T */
+    } units[] = {{'Y', 365.25 * 86400, NAN}, {'W', 7 * 86400, NAN},    {'D', 86400, NAN},
+                 {'H', NAN, 3600},           {'M', 30.44 * 86400, 60}, {'S', NAN, 1}};
+    if (!s || *s != 'P' || !s[1])
+        return NAN;
+    double total = 0;
+    int in_time = 0, any = 0;
+    for (const char *p = s + 1; *p;) {
+        if (*p == 'T') {
+            if (in_time || !p[1])
+                return NAN;
+            in_time = 1, p++;
+            continue;
+        }
+        char *end;
+        double v = strtod(p, &end);
+        if (end == p || !*end || v < 0)
+            return NAN;
+        double per = NAN;
+        for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+            if (units[i].unit == *end)
+                per = in_time ? units[i].time : units[i].date;
+        if (isnan(per))
+            return NAN;
+        total += v * per;
+        any = 1;
+        p = end + 1;
+    }
+    return any ? total : NAN;
+}
+
+/* ---- the service ------------------------------------------------------------------------ */
+
+struct rf {
+    CURL *h;
+    struct curl_slist *hdrs;
+    const struct power_opts *o;
+    const atomic_int *cancel;
+    char base[600];      /* scheme://host[:port] */
+    char resource[1200]; /* the URL read at each sample */
+    int envmetrics, member;
+    char sessions[600]; /* the SessionService's collection, to log in again */
+    char session[1200]; /* the session's URL, deleted at the end */
+    char token[600];
+    char *body;
+    size_t len, cap;
+    char hdr_token[600], hdr_location[1200]; /* from the last response */
+    char curl_err[CURL_ERROR_SIZE];
+};
+
+static size_t on_body(char *p, size_t sz, size_t n, void *arg) {
+    struct rf *r = arg;
+    size_t k = sz * n;
+    if (r->len + k + 1 > r->cap) {
+        size_t cap = r->cap ? r->cap : 65536;
+        while (cap < r->len + k + 1)
+            cap *= 2;
+        if (cap > (64u << 20))
+            return 0; /* no BMC answers 64 MiB: fail the transfer */
+        char *nb = realloc(r->body, cap);
+        if (!nb)
+            return 0;
+        r->body = nb, r->cap = cap;
+    }
+    memcpy(r->body + r->len, p, k);
+    r->len += k;
+    r->body[r->len] = '\0';
+    return k;
+}
+
+/* X-Auth-Token and Location of a POST to the SessionService. */
+static size_t on_header(char *p, size_t sz, size_t n, void *arg) {
+    struct rf *r = arg;
+    size_t k = sz * n;
+    static const struct {
+        const char *name;
+        size_t off;
+    } want[] = {{"x-auth-token:", offsetof(struct rf, hdr_token)},
+                {"location:", offsetof(struct rf, hdr_location)}};
+    for (size_t i = 0; i < 2; i++) {
+        size_t nl = strlen(want[i].name);
+        if (k > nl && !strncasecmp(p, want[i].name, nl)) {
+            char *dst = (char *)r + want[i].off;
+            size_t cap = i == 0 ? sizeof r->hdr_token : sizeof r->hdr_location;
+            const char *v = p + nl;
+            size_t vl = k - nl;
+            while (vl && isspace((unsigned char)*v))
+                v++, vl--;
+            while (vl && isspace((unsigned char)v[vl - 1]))
+                vl--;
+            snprintf(dst, cap, "%.*s", (int)vl, v);
+        }
+    }
+    return k;
+}
+
+static int on_progress(void *arg, curl_off_t a, curl_off_t b, curl_off_t c, curl_off_t d) {
+    (void)a, (void)b, (void)c, (void)d;
+    const struct rf *r = arg;
+    return r->cancel && atomic_load(r->cancel); /* non-zero aborts the transfer */
+}
+
+/* A URL for a path on the service ("/redfish/v1/Chassis"), or the URL as
+ * it is when the BMC gave an absolute one. */
+static void url_of(const struct rf *r, const char *path, char *out, size_t len) {
+    if (!strncmp(path, "http://", 7) || !strncmp(path, "https://", 8))
+        snprintf(out, len, "%s", path);
+    else
+        snprintf(out, len, "%s%s%s", r->base, path[0] == '/' ? "" : "/", path);
+}
+
+/* One request. Returns the HTTP status, or -1 with err for a transport
+ * failure (said the way a person fixes it: TLS, no route, timeout). */
+static long request(struct rf *r, const char *method, const char *path, const char *body, char *err,
+                    size_t errlen) {
+    char url[1400];
+    url_of(r, path, url, sizeof url);
+    r->len = 0;
+    if (r->body)
+        r->body[0] = '\0';
+    r->hdr_token[0] = r->hdr_location[0] = '\0';
+    curl_easy_setopt(r->h, CURLOPT_URL, url);
+    curl_easy_setopt(r->h, CURLOPT_CUSTOMREQUEST, strcmp(method, "GET") ? method : NULL);
+    if (body)
+        curl_easy_setopt(r->h, CURLOPT_POSTFIELDS, body);
+    else
+        curl_easy_setopt(r->h, CURLOPT_HTTPGET, 1L);
+    CURLcode rc = curl_easy_perform(r->h);
+    if (rc != CURLE_OK) {
+        const char *hint = "";
+        if (rc == CURLE_PEER_FAILED_VERIFICATION || rc == CURLE_SSL_CACERT_BADFILE ||
+            rc == CURLE_SSL_CONNECT_ERROR || rc == CURLE_SSL_CERTPROBLEM)
+            hint = " (a TLS error: --bmc-cacert FILE trusts the BMC's CA, --bmc-insecure skips "
+                   "the check)";
+        else if (rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST)
+            hint = " (is the BMC reachable from here, at that port?)";
+        snprintf(err, errlen, "%s %s: %s%s", method, url,
+                 r->curl_err[0] ? r->curl_err : curl_easy_strerror(rc), hint);
+        return -1;
+    }
+    long code = 0;
+    curl_easy_getinfo(r->h, CURLINFO_RESPONSE_CODE, &code);
+    return code;
+}
+
+/* GET a resource as JSON. */
+static json_t *get_json(struct rf *r, const char *path, long *code, char *err, size_t errlen) {
+    *code = request(r, "GET", path, NULL, err, errlen);
+    if (*code < 0)
+        return NULL;
+    if (*code != 200) {
+        snprintf(err, errlen, "GET %s: HTTP %ld", path, *code);
+        return NULL;
+    }
+    json_error_t je;
+    json_t *j = json_loadb(r->body ? r->body : "", r->len, 0, &je);
+    if (!j)
+        snprintf(err, errlen, "GET %s: not JSON (%s)", path, je.text);
+    return j;
+}
+
+static const char *odata_id(const json_t *o, const char *key) {
+    return json_string_value(json_object_get(json_object_get(o, key), "@odata.id"));
+}
+
+static void set_token_header(struct rf *r) {
+    curl_slist_free_all(r->hdrs);
+    r->hdrs = curl_slist_append(NULL, "Accept: application/json");
+    r->hdrs = curl_slist_append(r->hdrs, "Content-Type: application/json");
+    if (r->token[0]) {
+        char h[700];
+        snprintf(h, sizeof h, "X-Auth-Token: %s", r->token);
+        r->hdrs = curl_slist_append(r->hdrs, h);
+    }
+    curl_easy_setopt(r->h, CURLOPT_HTTPHEADER, r->hdrs);
+}
+
+static void use_basic(struct rf *r) {
+    curl_easy_setopt(r->h, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+    curl_easy_setopt(r->h, CURLOPT_USERNAME, r->o->bmc_user);
+    curl_easy_setopt(r->h, CURLOPT_PASSWORD, r->o->bmc_password);
+}
+
+/* A session where the service has one: 1 made, 0 none offered (the caller
+ * falls back to basic auth), -1 refused (reason in err). */
+static int login(struct rf *r, const char *sessions, char *err, size_t errlen) {
+    json_t *req =
+        json_pack("{s:s, s:s}", "UserName", r->o->bmc_user, "Password", r->o->bmc_password);
+    char *body = req ? json_dumps(req, JSON_COMPACT) : NULL;
+    json_decref(req);
+    if (!body) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    long code = request(r, "POST", sessions, body, err, errlen);
+    free(body);
+    curl_easy_setopt(r->h, CURLOPT_POSTFIELDS, NULL);
+    if (code < 0)
+        return -1;
+    if (code == 401 || code == 403) {
+        snprintf(err, errlen,
+                 "wrong credentials: POST %s: HTTP %ld (check BMC_USERNAME and BMC_PASSWORD)",
+                 sessions, code);
+        return -1;
+    }
+    if (code >= 200 && code < 300 && r->hdr_token[0]) {
+        snprintf(r->sessions, sizeof r->sessions, "%s", sessions);
+        snprintf(r->token, sizeof r->token, "%s", r->hdr_token);
+        snprintf(r->session, sizeof r->session, "%s", r->hdr_location);
+        set_token_header(r);
+        return 1;
+    }
+    snprintf(err, errlen, "POST %s: HTTP %ld and no X-Auth-Token", sessions, code);
+    return 0;
+}
+
+/* A 401 or 403 reading a resource: what the person should do. */
+static void denied(const struct rf *r, const char *path, long code, char *err, size_t errlen) {
+    if (!r->o->bmc_user[0])
+        snprintf(err, errlen,
+                 "GET %s: HTTP %ld: the BMC wants credentials (set BMC_USERNAME and "
+                 "BMC_PASSWORD)",
+                 path, code);
+    else
+        snprintf(err, errlen,
+                 "wrong credentials: GET %s: HTTP %ld (check BMC_USERNAME and "
+                 "BMC_PASSWORD)",
+                 path, code);
+}
+
+/* Find the power resource of one chassis. 1 found, 0 not there, -1 error. */
+static int chassis_power(struct power_src *s, struct rf *r, const char *chassis, char *err,
+                         size_t errlen) {
+    long code;
+    json_t *c = get_json(r, chassis, &code, err, errlen);
+    if (!c) {
+        if (code == 401 || code == 403)
+            denied(r, chassis, code, err, errlen);
+        return -1;
+    }
+    int found = 0;
+    const char *env = odata_id(c, "EnvironmentMetrics"), *pow = odata_id(c, "Power");
+    double w;
+    char e[256];
+    json_t *res = NULL;
+    if (env && (res = get_json(r, env, &code, e, sizeof e)) &&
+        redfish_power_value(res, 1, 0, &w, e, sizeof e) == 0) {
+        url_of(r, env, r->resource, sizeof r->resource);
+        r->envmetrics = 1;
+        found = 1;
+        /* The sensor behind the excerpt says how often it is read. */
+        const char *src =
+            json_string_value(json_object_get(json_object_get(res, "PowerWatts"), "DataSourceUri"));
+        json_t *sensor = src ? get_json(r, src, &code, e, sizeof e) : NULL;
+        double si =
+            iso8601_duration_s(json_string_value(json_object_get(sensor, "SensingInterval")));
+        if (isfinite(si)) {
+            s->device_interval_s = si;
+            snprintf(s->device_interval_from, sizeof s->device_interval_from,
+                     "the sensor's SensingInterval");
+        }
+        json_decref(sensor);
+    }
+    json_decref(res);
+    res = NULL;
+    if (!found && pow && (res = get_json(r, pow, &code, e, sizeof e)) &&
+        (r->member = redfish_power_member(res)) >= 0) {
+        url_of(r, pow, r->resource, sizeof r->resource);
+        found = 1;
+        json_t *pc = json_array_get(json_object_get(res, "PowerControl"), (size_t)r->member);
+        json_t *iv = json_object_get(json_object_get(pc, "PowerMetrics"), "IntervalInMin");
+        if (json_is_number(iv))
+            json_object_set_new(s->detail, "averaging_interval_s",
+                                json_real(json_number_value(iv) * 60));
+        const char *mid = json_string_value(json_object_get(pc, "MemberId"));
+        json_object_set_new(s->detail, "power_control", json_string(mid ? mid : "0"));
+    }
+    json_decref(res);
+    if (found) {
+        json_object_set_new(s->detail, "chassis", json_string(chassis));
+        json_object_set_new(s->detail, "resource", json_string(r->resource));
+        json_object_set_new(s->detail, "property",
+                            json_string(r->envmetrics ? "PowerWatts.Reading"
+                                                      : "PowerControl[].PowerConsumedWatts"));
+    } else {
+        snprintf(err, errlen,
+                 "%s has no power readings (neither EnvironmentMetrics.PowerWatts.Reading nor "
+                 "Power.PowerControl[].PowerConsumedWatts)",
+                 chassis);
+    }
+    json_decref(c);
+    return found;
+}
+
+static int rf_discover(struct power_src *s, struct rf *r, const char *chassis_path, char *err,
+                       size_t errlen) {
+    long code;
+    json_t *root = get_json(r, "/redfish/v1/", &code, err, errlen);
+    if (!root) {
+        if (code > 0)
+            snprintf(err, errlen, "GET /redfish/v1/: HTTP %ld: not a Redfish service", code);
+        return -1;
+    }
+    const char *sessions = json_string_value(
+        json_object_get(json_object_get(json_object_get(root, "Links"), "Sessions"), "@odata.id"));
+    const char *mode = "none";
+    int rc = 0;
+    if (r->o->bmc_user[0]) {
+        if (r->o->bmc_auth != BMC_AUTH_BASIC && sessions)
+            rc = login(r, sessions, err, errlen);
+        if (rc < 0 || (rc == 0 && r->o->bmc_auth == BMC_AUTH_SESSION)) {
+            if (rc == 0 && !sessions)
+                snprintf(err, errlen, "--bmc-auth session: the service offers no sessions");
+            json_decref(root);
+            return -1;
+        }
+        if (rc == 0)
+            use_basic(r);
+        mode = rc == 1 ? "session" : "basic";
+    }
+    json_object_set_new(s->detail, "auth", json_string(mode));
+    json_t *members = NULL;
+    int found = 0;
+    if (chassis_path) {
+        found = chassis_power(s, r, chassis_path, err, errlen);
+    } else {
+        const char *coll = odata_id(root, "Chassis");
+        json_t *cj = coll ? get_json(r, coll, &code, err, errlen) : NULL;
+        if (!coll)
+            snprintf(err, errlen, "the service root has no Chassis collection");
+        else if (!cj && (code == 401 || code == 403))
+            denied(r, coll, code, err, errlen);
+        members = json_object_get(cj, "Members");
+        char first_err[512] = "";
+        for (size_t i = 0; i < json_array_size(members) && found == 0; i++) {
+            const char *id =
+                json_string_value(json_object_get(json_array_get(members, i), "@odata.id"));
+            if (!id)
+                continue;
+            found = chassis_power(s, r, id, err, errlen);
+            if (found == 0 && !first_err[0])
+                snprintf(first_err, sizeof first_err, "%s", err);
+        }
+        if (cj && !json_array_size(members))
+            snprintf(err, errlen, "%s lists no chassis", coll);
+        else if (found == 0 && first_err[0])
+            snprintf(err, errlen, "no chassis with power readings: %s", first_err);
+        json_decref(cj);
+    }
+    json_decref(root);
+    return found == 1 ? 0 : -1;
+}
+
+static int rf_open(struct power_src *s, const struct power_env *env) {
+    const char *url = env->opts ? env->opts->bmc : "";
+    s->scope = PSCOPE_PLATFORM;
+    if (!url[0]) {
+        snprintf(s->reason, sizeof s->reason,
+                 "no --bmc given (ipmi://HOST for DCMI, https://HOST for Redfish)");
+        return 1;
+    }
+    if (strncmp(url, "https://", 8) && strncmp(url, "http://", 7))
+        return 1; /* ipmi:// is the other row's */
+    s->asked = 1;
+    struct rf *r = calloc(1, sizeof *r);
+    if (!r || !(r->h = curl_easy_init())) {
+        free(r);
+        snprintf(s->reason, sizeof s->reason, "Redfish: cannot set up libcurl");
+        return -1;
+    }
+    s->priv = r;
+    r->o = env->opts;
+    r->cancel = &s->cancel;
+    /* scheme://host[:port], and the chassis when the URL names one */
+    const char *host = strstr(url, "://") + 3;
+    const char *path = strchr(host, '/');
+    size_t bl = path ? (size_t)(path - url) : strlen(url);
+    snprintf(r->base, sizeof r->base, "%.*s", (int)bl, url);
+    char chassis[1024] = "";
+    if (path && strcmp(path, "/") && strcmp(path, "/redfish/v1") && strcmp(path, "/redfish/v1/"))
+        snprintf(chassis, sizeof chassis, "%s", path);
+    s->detail = json_pack("{s:s, s:b}", "bmc", r->base, "tls_verified",
+                          !strncmp(url, "https://", 8) && !r->o->bmc_insecure);
+    curl_easy_setopt(r->h, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(r->h, CURLOPT_CONNECTTIMEOUT_MS, 3000L);
+    curl_easy_setopt(r->h, CURLOPT_TIMEOUT_MS, 5000L);
+    curl_easy_setopt(r->h, CURLOPT_ERRORBUFFER, r->curl_err);
+    curl_easy_setopt(r->h, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(r->h, CURLOPT_WRITEDATA, r);
+    curl_easy_setopt(r->h, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(r->h, CURLOPT_HEADERDATA, r);
+    curl_easy_setopt(r->h, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(r->h, CURLOPT_XFERINFOFUNCTION, on_progress);
+    curl_easy_setopt(r->h, CURLOPT_XFERINFODATA, r);
+    curl_easy_setopt(r->h, CURLOPT_FOLLOWLOCATION, 1L);
+    curl_easy_setopt(r->h, CURLOPT_MAXREDIRS, 3L);
+    curl_easy_setopt(r->h, CURLOPT_PROTOCOLS_STR, "http,https");
+    /* A BMC is not a web proxy's business, and secrets must not pass one. */
+    curl_easy_setopt(r->h, CURLOPT_NOPROXY, "*");
+    if (r->o->bmc_insecure) {
+        curl_easy_setopt(r->h, CURLOPT_SSL_VERIFYPEER, 0L);
+        curl_easy_setopt(r->h, CURLOPT_SSL_VERIFYHOST, 0L);
+    } else if (r->o->bmc_cacert[0]) {
+        curl_easy_setopt(r->h, CURLOPT_CAINFO, r->o->bmc_cacert);
+    }
+    set_token_header(r);
+    char err[900] = "";
+    if (rf_discover(s, r, chassis[0] ? chassis : NULL, err, sizeof err) != 0) {
+        snprintf(s->reason, sizeof s->reason, "Redfish BMC %s: %s", r->base, err);
+        return -1;
+    }
+    double w;
+    if (s->ops->read(s, 0, &w, err, sizeof err) != 0) {
+        snprintf(s->reason, sizeof s->reason, "%s", err);
+        return -1;
+    }
+    return 0;
+}
+
+static int rf_read(struct power_src *s, double dt, double *watts, char *err, size_t errlen) {
+    (void)dt;
+    struct rf *r = s->priv;
+    char e[700];
+    for (int attempt = 0;; attempt++) {
+        long code;
+        json_t *j = get_json(r, r->resource, &code, e, sizeof e);
+        if (!j && (code == 401 || code == 403) && r->token[0] && attempt == 0) {
+            /* The session timed out (BMCs end idle ones): log in again once. */
+            char coll[sizeof r->sessions];
+            snprintf(coll, sizeof coll, "%s", r->sessions);
+            r->token[0] = r->session[0] = '\0';
+            set_token_header(r);
+            if (login(r, coll, e, sizeof e) == 1)
+                continue;
+        }
+        if (!j) {
+            snprintf(err, errlen, "Redfish: %s", e);
+            return -1;
+        }
+        int rc = redfish_power_value(j, r->envmetrics, r->member, watts, e, sizeof e);
+        json_decref(j);
+        if (rc != 0)
+            snprintf(err, errlen, "Redfish %s: %s", r->resource, e);
+        return rc;
+    }
+}
+
+static void rf_close(struct power_src *s) {
+    struct rf *r = s->priv;
+    if (!r)
+        return;
+    if (r->session[0] && r->h) { /* BMCs have few session slots: give ours back */
+        char e[256];
+        atomic_store(&s->cancel, 0);
+        curl_easy_setopt(r->h, CURLOPT_TIMEOUT_MS, 2000L);
+        request(r, "DELETE", r->session, NULL, e, sizeof e);
+    }
+    curl_slist_free_all(r->hdrs);
+    if (r->h)
+        curl_easy_cleanup(r->h);
+    free(r->body);
+    free(r);
+    s->priv = NULL;
+}
+
+const struct power_src_ops power_src_redfish = {"redfish", 1, rf_open, rf_read, rf_close};
