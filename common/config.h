@@ -33,6 +33,9 @@ struct server_override {
 enum profile { PROFILE_FULL = 0, PROFILE_SMALL, PROFILE_TINY };
 enum schedule { SCHED_PHASED = 0, SCHED_INTERLEAVED };
 enum runtime_kind { RUNTIME_CGROUP = 0, RUNTIME_DOCKER };
+/* --placement (coordinator/placement.h): none, or whole cores packed, spread
+ * over L3 domains, or spread over NUMA nodes with their memory. */
+enum placement_kind { PLACE_NONE = 0, PLACE_CORES, PLACE_L3, PLACE_NUMA };
 
 struct config {
     /* The run. containers[] holds one entry, or several for a sweep. */
@@ -42,7 +45,9 @@ struct config {
     enum profile profile;
     unsigned cycles;
     uint64_t memory_limit;     /* bytes, per worker; not enforced with no_cgroups */
-    double cpus_per_container; /* 0: no CPU limit */
+    double cpus_per_container; /* 0: no CPU limit; with a placement: whole cores each */
+    enum placement_kind placement;
+    char server_cpus[1024]; /* --server-cpus LIST: the local stack's servers' CPUs, "" none */
     uint64_t seed;
     enum schedule schedule;
     char workloads[128]; /* --workloads as given: a comma list of registry names */

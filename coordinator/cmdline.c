@@ -17,7 +17,8 @@ void options_usage(FILE *f) {
             "       harness prepare --containers N [options]\n"
             "       harness report RUN_DIR [-o FILE.html]\n"
             "       harness compare RUN_DIR_A RUN_DIR_B [...]\n"
-            "       harness merge (RUN_DIR|%s://BUCKET/PREFIX/)... [--out DIR]\n",
+            "       harness merge (RUN_DIR|%s://BUCKET/PREFIX/)... [--out DIR]\n"
+            "       harness plan --containers N --placement P [--sysroot DIR] [--json]\n",
             schemes);
     for (int i = 0; workload_table[i]; i++)
         for (const struct wl_command *c = workload_table[i]->commands; c && c->name; c++)

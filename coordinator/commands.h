@@ -25,5 +25,6 @@ struct result_exports {
 int run_main(int argc, char **argv, const struct result_exports *ex); /* ./harness [run] */
 int prepare_main(int argc, char **argv); /* coordinator.c: ./harness prepare */
 int merge_main(int argc, char **argv);   /* merge_cmd.c: ./harness merge */
+int plan_main(int argc, char **argv);    /* plan.c: ./harness plan (the placement, nothing run) */
 
 #endif
