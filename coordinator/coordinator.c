@@ -33,10 +33,12 @@
 #include "cmdline.h"
 #include "commands.h"
 #include "opsrate.h"
+#include "placement_run.h"
 #include "repeat.h"
 #include "results.h"
 #include "run.h"
 #include "runtime.h"
+#include "server_pin.h"
 #include "shard.h"
 #include "summary.h"
 #include "throughput.h"
@@ -115,6 +117,8 @@ struct coord {
     struct opsrate rate;             /* completions per wall-clock second */
     double t0_wall;                  /* the release by the wall clock */
     const struct result_exports *ex; /* --csv: formats beside result.json */
+    struct placement_run place;      /* --placement, --server-cpus */
+    struct server_pin *pin;          /* the servers pinned to --server-cpus */
 };
 
 static void kill_all(struct coord *c) {
@@ -207,6 +211,12 @@ static int coord_setup(struct coord *c, const struct config *cfg) {
         fprintf(stderr, "harness: out of memory for %u workers\n", cfg->n);
         return EXIT_INVALID;
     }
+    /* Each worker's cpuset, for the runtime to apply (checked in run_cmd). */
+    if (placement_run_setup(&c->place, cfg, err, sizeof err) != 0) {
+        fprintf(stderr, "harness: %s\n", err);
+        return EXIT_USAGE;
+    }
+    c->r.place = c->place.topo ? &c->place.plan : NULL;
     /* Cgroups or the engine, the shared slots, the ready/release channels. */
     c->rt = runtime_new(&c->r, &c->ready_rd, &c->release_wr, err, sizeof err);
     if (!c->rt) {
@@ -249,6 +259,10 @@ static int coord_setup(struct coord *c, const struct config *cfg) {
     struct attrib_in ai = {.cfg = cfg, .acct = c->r.acct, .acct_why = acct_why};
     c->at = attrib_new(&ai);
     c->sc = server_check_new(cfg, c->r.lay.wl, c->r.lay.nwl);
+    if (cfg->server_cpus[0] && !(c->pin = server_pin_apply(cfg, &c->r.lay, err, sizeof err))) {
+        fprintf(stderr, "harness: %s\n", err);
+        return EXIT_INVALID;
+    }
     shard_init(&c->sh, cfg);
     if (cfg->shards) { /* before the workers start, on a quiet machine */
         shard_measure_clock(&c->sh, cfg);
@@ -536,6 +550,7 @@ static void coord_postmortem(struct coord *c) {
         snprintf(err, sizeof err, "interrupted by %s", strsignal(c->interrupted));
         json_array_append_new(c->reasons, json_string(err));
     }
+    placement_verify_run(&c->r, c->forked, c->reasons);
 }
 
 /* Step 6: result.json, CSV, the summary; the exit code. */
@@ -563,6 +578,7 @@ static void coord_write(struct coord *c, int64_t t_start) {
         c->code = EXIT_INVALID;
         return;
     }
+    server_pin_results(c->pin, res);
     if (c->released) {
         opsrate_finish(&c->rate, run_completed(&c->r, c->forked), run_last_end(&c->r, c->forked));
         json_object_set_new(res, "ops_per_second", opsrate_json(&c->rate));
@@ -613,6 +629,8 @@ static void coord_teardown(struct coord *c) {
     opsrate_free(&c->rate);
     runtime_free(c->rt);
     cgacct_destroy(c->r.acct);
+    server_pin_restore(c->pin);
+    placement_run_free(&c->place);
     free(c->we);
 }
 
@@ -783,8 +801,12 @@ static int run_repeated(struct config *cfg, int64_t t_start, json_t **repeats,
 
 static int run_cmd(struct config *cfg, int64_t t_start, const struct result_exports *ex) {
     char err[1024];
+    struct run_layout lay;
     if (shard_check(cfg, err, sizeof err) != 0 ||
-        attrib_check_overrides(cfg, err, sizeof err) != 0) {
+        attrib_check_overrides(cfg, err, sizeof err) != 0 ||
+        placement_run_check(cfg, err, sizeof err) != 0 ||
+        (layout_build(cfg, &lay, err, sizeof err) == 0 &&
+         server_pin_check(cfg, &lay, err, sizeof err) != 0)) {
         fprintf(stderr, "harness: %s\n", err);
         return EXIT_USAGE;
     }

@@ -18,6 +18,7 @@
 
 #include "../common/json.h"
 #include "histjson.h"
+#include "placement_run.h"
 #include "results.h"
 #include "throughput.h"
 
@@ -215,6 +216,7 @@ static json_t *containers_json(const struct run_report *rep) {
         }
         if (we->runtime_id[0])
             json_object_set_new(c, "runtime_id", json_string(we->runtime_id));
+        placement_container_json(r->place, i, s->cpus_seen, s->mems_seen, c);
         json_array_append_new(containers, c);
     }
     return containers;
@@ -267,6 +269,7 @@ json_t *results_build(const struct run_report *rep) {
     }
 
     json_t *config = config_json(cfg, lay, rep->cgroups, warnings);
+    json_object_set_new(config, "placement", placement_json(r->place));
     json_t *system = inventory_json(cfg, warnings);
     if (rep->servers)
         json_object_set(system, "backends", rep->servers);

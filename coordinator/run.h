@@ -32,6 +32,7 @@ struct wl_stats {
 };
 
 struct cg_acct;
+struct placement;
 
 struct worker_slot {
     _Atomic uint64_t done; /* operations finished, with or without error */
@@ -49,6 +50,10 @@ struct worker_slot {
     uint64_t warmup_errors;
     int64_t warmup_ns;                 /* how long the warm-up took */
     char warmup_error[WL_ERRLEN + 64]; /* its first error */
+    /* Where the kernel lets it run and allocate, from its own
+     * /proc/self/status once in its cgroup or container: checked against
+     * its placement, and in containers[] (cpus_allowed, mems_allowed). */
+    char cpus_seen[512], mems_seen[256];
     struct wl_stats wl[RUN_MAX_WL];
     /* followed by the worker's histograms (see struct run_layout) */
 };
@@ -90,7 +95,8 @@ struct run_ctx {
     struct cgroups *cg;   /* NULL with --no-cgroups */
     struct cg_acct *acct; /* where the workers' CPU time is read; NULL when nowhere */
     pid_t coord_pid;
-    unsigned id_base; /* global id of worker 0: --shard I/N runs I x n onwards */
+    unsigned id_base;              /* global id of worker 0: --shard I/N runs I x n onwards */
+    const struct placement *place; /* --placement: each worker's cpuset; NULL for none */
 };
 
 static inline struct worker_slot *run_slot(const struct run_ctx *r, unsigned i) {
