@@ -292,6 +292,15 @@ json_t *placement_json(const struct placement *p) {
     return o;
 }
 
+json_t *placement_config_json(const struct config *cfg) {
+    return json_pack(
+        "{s:s, s:o, s:o}", "policy", placement_name(cfg->placement), "cores_per_container",
+        cfg->placement != PLACE_NONE && cfg->cpus_per_container > 0
+            ? json_integer((json_int_t)cfg->cpus_per_container)
+            : json_null(),
+        "server_cpus", cfg->server_cpus[0] ? json_string(cfg->server_cpus) : json_null());
+}
+
 void placement_lists(const struct placement *p, unsigned i, char *cpus, size_t clen, char *mems,
                      size_t mlen) {
     cpus[0] = mems[0] = 0;

@@ -60,8 +60,15 @@ int placement_plan(const struct topology *t, enum placement_kind kind, unsigned 
                    const char *server_cpus, struct placement *out, char *err, size_t errlen);
 void placement_free(struct placement *p);
 
-/* config.placement: {policy, cores_per_container, server_cpus, server_cores, unused_cpus}. */
+/* result.json's "placement", what the plan came to on this machine:
+ * {policy, cores_per_container, server_cpus, server_cores, server_core_cpus,
+ * unused_cores, unused_cpus}; NULL p: policy none and nulls. */
 json_t *placement_json(const struct placement *p);
+
+/* config.placement, what was asked (the same on every host of a sharded
+ * run, so it belongs in the config hash): {policy, cores_per_container
+ * (null: an equal share), server_cpus}. */
+json_t *placement_config_json(const struct config *cfg);
 
 /* Container i's cpus and mems as lists; NULL/"" without a plan. */
 void placement_lists(const struct placement *p, unsigned i, char *cpus, size_t clen, char *mems,

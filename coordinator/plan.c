@@ -3,7 +3,7 @@
  * run would make, without running anything. It reads the topology the run
  * would read (this machine, or a fixture tree under --sysroot) and prints
  * one line per container, then the cores left for the servers; --json
- * prints system.topology, config.placement and each container's cpus and
+ * prints system.topology, placement and each container's cpus and
  * mems as result.json would hold them. A plan that cannot be met is the
  * same one line a run prints, and exit 2. */
 #include <stdio.h>

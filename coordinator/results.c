@@ -269,7 +269,7 @@ json_t *results_build(const struct run_report *rep) {
     }
 
     json_t *config = config_json(cfg, lay, rep->cgroups, warnings);
-    json_object_set_new(config, "placement", placement_json(r->place));
+    json_object_set_new(config, "placement", placement_config_json(cfg));
     json_t *system = inventory_json(cfg, warnings);
     if (rep->servers)
         json_object_set(system, "backends", rep->servers);
@@ -298,6 +298,7 @@ json_t *results_build(const struct run_report *rep) {
     json_object_set_new(res, "windows", windows);
     json_object_set_new(res, "telemetry", rep->tel ? telemetry_json(rep->tel) : json_null());
     json_object_set_new(res, "histograms", results_hists_json(lay, tot.hists));
+    json_object_set_new(res, "placement", placement_json(r->place)); /* as made on this host */
     /* The coordinator's own cost, so its overhead at scale is on record. */
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);

@@ -219,7 +219,7 @@ struct server_pin *server_pin_apply(const struct config *cfg, const struct run_l
 }
 
 void server_pin_results(const struct server_pin *sp, json_t *result) {
-    json_t *pl = json_object_get(json_object_get(result, "config"), "placement");
+    json_t *pl = json_object_get(result, "placement");
     if (!sp || !pl)
         return;
     json_object_set_new(pl, "servers_pinned",

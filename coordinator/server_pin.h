@@ -22,7 +22,7 @@ int server_pin_check(const struct config *cfg, const struct run_layout *lay, cha
 struct server_pin *server_pin_apply(const struct config *cfg, const struct run_layout *lay,
                                     char *err, size_t errlen);
 
-/* config.placement.servers_pinned: {cpus, servers{<name>{source, processes, threads}}}. */
+/* placement.servers_pinned: {cpus, servers{<name>{source, processes, threads}}}. */
 void server_pin_results(const struct server_pin *sp, json_t *result);
 
 /* Give every pinned process its own affinity back; frees sp. */

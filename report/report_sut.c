@@ -259,7 +259,10 @@ size_t sut_rows(const json_t *res, struct sut_row *rows, size_t max) {
             add(r, "–");
     }
     if ((r = row(rows, &n, max, "placement", "placement"))) {
-        const json_t *p = jget(res, "config.placement");
+        /* What it came to on the machine; a result without it, what was asked. */
+        const json_t *p = json_object_get(res, "placement");
+        if (!json_is_object(p))
+            p = jget(res, "config.placement");
         add(r, "%s", s_or(p, "policy", "none"));
         if (!isnan(jnum(p, "cores_per_container")))
             add(r, ", %g whole core%s per container", jnum(p, "cores_per_container"),
@@ -348,7 +351,7 @@ void report_topology_map(struct sbuf *b, const json_t *r) {
         for (int c = cpuset_first(&s); c >= 0; c = cpuset_next(&s, c))
             owner[c] = (int)jnum(x, "id");
     }
-    parse_at(jget(r, "config.placement"), "server_core_cpus", &srv);
+    parse_at(json_object_get(r, "placement"), "server_core_cpus", &srv);
     for (k = 0; k < nc; k++)
         if (cpuset_parse(json_string_value(json_array_get(cores, k)) ?: "", &core_set[k]) != 0)
             cpuset_zero(&core_set[k]);
