@@ -263,6 +263,11 @@ static int coord_setup(struct coord *c, const struct config *cfg) {
         fprintf(stderr, "harness: %s\n", err);
         return EXIT_INVALID;
     }
+    if (cfg->server_cpus[0] && cfg->placement == PLACE_NONE)
+        json_array_append_new(c->warnings,
+                              json_string("--server-cpus with --placement none: the servers are "
+                                          "pinned, but the workers may run on their CPUs too "
+                                          "(a placement keeps them apart)"));
     shard_init(&c->sh, cfg);
     if (cfg->shards) { /* before the workers start, on a quiet machine */
         shard_measure_clock(&c->sh, cfg);

@@ -152,8 +152,9 @@ size_t sut_rows(const json_t *res, struct sut_row *rows, size_t max) {
     if ((r = row(rows, &n, max, "microcode", "microcode")))
         add(r, "%s", s_or(cs, "microcode", "–"));
     if ((r = row(rows, &n, max, "cores", "sockets, cores, threads")))
-        add(r, "%g sockets, %g cores, %g threads (SMT %s)", jnum(sys, "sockets"),
-            jnum(sys, "physical_cores"), jnum(sys, "logical_cpus"), s_or(sys, "smt", "?"));
+        add(r, "%g socket%s, %g cores, %g threads (SMT %s)", jnum(sys, "sockets"),
+            jnum(sys, "sockets") == 1 ? "" : "s", jnum(sys, "physical_cores"),
+            jnum(sys, "logical_cpus"), s_or(sys, "smt", "?"));
     if ((r = row(rows, &n, max, "topology", "topology"))) {
         if (!json_is_object(topo))
             add(r, "– (%s)", s_or(sys, "topology_unavailable", "not read"));
@@ -177,8 +178,10 @@ size_t sut_rows(const json_t *res, struct sut_row *rows, size_t max) {
     }
     if ((r = row(rows, &n, max, "dimms", "DIMMs")))
         dimms_text(r, sys);
-    if ((r = row(rows, &n, max, "frequency", "frequency"))) {
-        add(r, "%s, governor ", s_or(cs, "cpufreq_driver", "no cpufreq driver"));
+    if ((r = row(rows, &n, max, "frequency", "frequency")) && !jstr(cs, "cpufreq_driver"))
+        add(r, "no cpufreq driver (a VM, or none loaded), boost %s", s_or(cs, "boost", "–"));
+    else if (r) {
+        add(r, "%s, governor ", jstr(cs, "cpufreq_driver"));
         list_text(r, json_object_get(cs, "governors"), "–");
         add(r, ", ");
         khz_text(r, jnum(cs, "scaling_min_khz"));
