@@ -334,13 +334,18 @@ int placement_verify(const struct placement *p, unsigned i, const char *cpus_see
     return 0;
 }
 
+static const char *s_(int n) {
+    return n == 1 ? "" : "s";
+}
+
 void placement_print(const struct placement *p, const struct topology *t, FILE *f) {
     char l[LIST], m[LIST];
     fprintf(f,
-            "placement %s: %u containers; machine: %d packages, %d dies, %d L3 domains, %d NUMA "
-            "nodes, %d cores, %d CPUs (%d per core)\n",
-            placement_name(p->kind), p->n, t->npkgs, t->ndies, t->nl3, t->nnodes, t->ncores,
-            t->ncpus, t->threads_per_core);
+            "placement %s: %u container%s; machine: %d package%s, %d die%s, %d L3 domain%s, %d "
+            "NUMA node%s, %d core%s, %d CPU%s (%d per core)\n",
+            placement_name(p->kind), p->n, s_((int)p->n), t->npkgs, s_(t->npkgs), t->ndies,
+            s_(t->ndies), t->nl3, s_(t->nl3), t->nnodes, s_(t->nnodes), t->ncores, s_(t->ncores),
+            t->ncpus, s_(t->ncpus), t->threads_per_core);
     if (p->kind == PLACE_NONE)
         fprintf(f, "no cpuset: every container may run on any CPU and use any node's memory\n");
     else {

@@ -10,9 +10,33 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../workloads/workload.h"
 #include "cmdline.h"
 #include "commands.h"
 #include "placement.h"
+
+/* A run's options, without what a run needs besides them: plan runs no
+ * workload, so their settings (credentials, the corpus, the patterns) are
+ * parsed but never checked. 0, 1 after --help, or -1 with err. */
+static int plan_load(struct config *cfg, int argc, char **argv, char *err, size_t errlen) {
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            options_usage(stdout);
+            return 1;
+        }
+    if (workloads_config_init(cfg, err, errlen) != 0)
+        return -1;
+    struct opt_set sets[CONFIG_MAX_WL + 1];
+    size_t n = workloads_option_sets(cfg, sets, CONFIG_MAX_WL + 1);
+    int k = opt_parse(sets, n, argc, argv, 1, NULL, err, errlen);
+    if (k < 0)
+        return -1;
+    if (k < argc) {
+        snprintf(err, errlen, "unexpected argument '%s' (see harness --help)", argv[k]);
+        return -1;
+    }
+    return 0;
+}
 
 static json_t *plan_json(const struct placement *p, const struct topology *t) {
     json_t *cs = json_array();
@@ -47,7 +71,7 @@ int plan_main(int argc, char **argv) {
             json = 1;
         else
             args[k++] = argv[i];
-    int lr = options_load(cfg, k, args, 1, err, sizeof err);
+    int lr = plan_load(cfg, k, args, err, sizeof err);
     if (lr == 1) {
         rc = 0;
         goto out;
