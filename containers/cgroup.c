@@ -431,12 +431,16 @@ static struct cgroup *make_cpuset(struct cgroups *cg, unsigned run, unsigned i, 
     cgroup_add_value_string(c, "cpuset.mems", mems);
     int rc = cgroup_create_cgroup(g, 0);
     if (rc != 0) {
-        int e = cgroup_get_last_errno();
+        /* ECGOTHER's words are already the errno's. */
+        int e = rc == ECGOTHER ? 0 : cgroup_get_last_errno();
         snprintf(err, errlen,
                  "--placement: cannot give worker %u CPUs %s and memory nodes %s (cgroup %s%s): "
                  "%s%s%s",
                  i, cg->cs_cpus[i], mems, cg->cs_mnt, name, cgroup_strerror(rc), e ? ": " : "",
                  e ? strerror(e) : "");
+        /* libcgroup made the directory before the kernel refused the values:
+         * it is empty, and it is ours. */
+        cgroup_delete_cgroup_ext(g, CGFLAG_DELETE_EMPTY_ONLY | CGFLAG_DELETE_IGNORE_MIGRATION);
         cgroup_free(&g);
         return NULL;
     }

@@ -215,6 +215,15 @@ refused "run: more containers than cores" "3 containers need a whole core each" 
 check "run refused before anything started: no run directory" test ! -e "$TMP/refused"
 refused "run: --placement with --no-cgroups" "needs cgroups" \
     --containers 1 --workloads sleep --placement l3 --no-cgroups --out "$TMP/refused"
+# A cpuset the kernel refuses (the fixture's CPUs 0-7,32-39 do not exist here): one line, and
+# no cgroup left behind (before the fix the v1 cpuset cgroup of worker 0 stayed).
+h --containers 2 --workloads sleep --placement numa --sysroot "$S" --out "$TMP/badset" --quiet
+wait $LASTPID
+check_eq "cpuset the kernel refuses: exit 1" 1 $?
+check_eq "cpuset the kernel refuses: one line" 1 "$(wc -l <"$TMP/h.err")"
+check_contains "cpuset the kernel refuses: says which" "cannot give worker 0 CPUs 0-7,32-39" "$(cat "$TMP/h.err")"
+check_eq "cpuset the kernel refuses: no cgroup left" "" \
+    "$(find /sys/fs/cgroup -maxdepth 5 -type d -name "aops-$LASTPID-*")"
 
 # ---- --server-cpus: the local stack's servers pinned for the run --------------------------
 STACK=${AOPS_STACK_DIR:-$ROOT/.local/stack}
