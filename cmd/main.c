@@ -65,6 +65,7 @@ static const struct {
     {"check", check_main},             /* check/: recompute a result from its log */
     {"verify", verify_main},           /* check/: a signed result unchanged */
     {"baseline", baseline_cmd},
+    {"plan", plan_main},
     {"worker", worker_container_main}, /* the docker runtime's, inside a container */
 };
 
@@ -87,7 +88,7 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(cmd, commands[i].name))
             return commands[i].main(argc - 1, argv + 1);
-    char names[512] = "run, prepare, report, compare, merge, rerun, check, verify, baseline";
+    char names[512] = "run, prepare, report, compare, merge, rerun, check, verify, baseline, plan";
     size_t o = strlen(names);
     for (int i = 0; workload_table[i]; i++)
         for (const struct wl_command *c = workload_table[i]->commands; c && c->name; c++) {

@@ -176,7 +176,14 @@ const struct opt_row config_rows[] = {
     {"memory-limit", OPT_SIZE, F(memory_limit), 64ULL << 20, 1e18, "4G", NULL, NULL, 0, NULL,
      "per-container memory limit (at least 64M)"},
     {"cpus-per-container", OPT_DOUBLE, F(cpus_per_container), 0.01, 4096, NULL, NULL, NULL, 0, NULL,
-     "per-container CPU limit (none)"},
+     "per-container CPU limit (none); with --placement, whole cores per container (an equal "
+     "share)"},
+    {"placement", OPT_CHOICE, F(placement), 0, 0, "none", "none|cores|l3|numa", NULL, 0, NULL,
+     "give each container whole cores of its own: packed (cores), spread over L3 domains (l3) or "
+     "over NUMA nodes with their memory (numa)"},
+    {"server-cpus", OPT_STR, F(server_cpus), 0, 0, NULL, NULL, NULL, 0, NULL,
+     "pin the local stack's servers (MinIO, MariaDB) to these CPUs, e.g. 0-3; workers never get "
+     "their cores"},
     {"seed", OPT_U64, F(seed), 0, 0, "1", NULL, NULL, 0, NULL, "seed for schedules and data"},
     {"schedule", OPT_CHOICE, F(schedule), 0, 0, "phased", "phased|interleaved", NULL, 0, NULL,
      "each worker's workloads one after the other, or shuffled together"},

@@ -51,6 +51,10 @@ struct power_opts {
     double bmc_interval;    /* seconds between two readings of a BMC */
 };
 
+/* --placement (coordinator/placement.h): none, or whole cores packed, spread
+ * over L3 domains, or spread over NUMA nodes with their memory. */
+enum placement_kind { PLACE_NONE = 0, PLACE_CORES, PLACE_L3, PLACE_NUMA };
+
 struct config {
     /* The run. containers[] holds one entry, or several for a sweep. */
     unsigned containers[AOPS_MAX_SWEEP];
@@ -59,7 +63,9 @@ struct config {
     enum profile profile;
     unsigned cycles;
     uint64_t memory_limit;     /* bytes, per worker; not enforced with no_cgroups */
-    double cpus_per_container; /* 0: no CPU limit */
+    double cpus_per_container; /* 0: no CPU limit; with a placement: whole cores each */
+    enum placement_kind placement;
+    char server_cpus[1024]; /* --server-cpus LIST: the local stack's servers' CPUs, "" none */
     uint64_t seed;
     enum schedule schedule;
     int phase_barrier;       /* every worker ends a phase before any starts the next */

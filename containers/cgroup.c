@@ -36,7 +36,13 @@
  *
  * v2: memory.max, cpu.max, memory.events. v1: memory.limit_in_bytes (memory
  * hierarchy), cpu.cfs_period_us/cfs_quota_us (cpu hierarchy),
- * memory.oom_control. */
+ * memory.oom_control.
+ *
+ * With a placement (--placement) each worker also gets cpuset.cpus and
+ * cpuset.mems: on v2 in its own cgroup (libcgroup hands the cpuset
+ * controller down like the others), on v1 in a cgroup of its own in the
+ * cpuset hierarchy, whose cpuset.mems must be set before a task may join
+ * (an empty mems list takes the parent's). */
 #include <errno.h>
 #include <libcgroup.h>
 #include <signal.h>
@@ -69,6 +75,11 @@ struct cgroups {
     char (*cpu_name)[PATHLEN];
     char desc[PATHLEN + 64];
     int swap_limited; /* every worker's swap write took */
+    /* --placement: each worker's cpuset (v1: in the cpuset hierarchy). */
+    const char *const *cs_cpus, *const *cs_mems; /* during cgroups_create_placed only */
+    char cs_mnt[PATHLEN], cs_base[PATHLEN];
+    struct cgroup **cs;
+    char (*cs_name)[PATHLEN];
 };
 
 /* ---- where: the mounts and the process's own cgroup under them ---- */
@@ -250,17 +261,23 @@ void cgroups_destroy(struct cgroups *cg) {
             delete_cgroup(cg->mem[i], cg->mem_mnt, cg->mem_name[i], "memory");
         if (cg->cpu)
             delete_cgroup(cg->cpu[i], cg->cpu_mnt, cg->cpu_name[i], "cpu");
+        if (cg->cs)
+            delete_cgroup(cg->cs[i], cg->cs_mnt, cg->cs_name[i], "cpuset");
     }
     free(cg->mem);
     free(cg->cpu);
     free(cg->mem_name);
     free(cg->cpu_name);
+    free(cg->cs);
+    free(cg->cs_name);
     free(cg);
 }
 
 static void name_of(char *out, size_t len, const char *base, unsigned run, unsigned i) {
     snprintf(out, len, "%.400s/aops-%u-%u", strcmp(base, "/") ? base : "", run, i);
 }
+
+static void add_cpuset_v2(const struct cgroups *cg, struct cgroup *g, unsigned i);
 
 /* One worker's cgroup in base (relative to the memory hierarchy), with its
  * limits. NULL with err (libcgroup's words) and errno. */
@@ -277,6 +294,7 @@ static struct cgroup *make_mem(struct cgroups *cg, const char *base, unsigned ru
     }
     snprintf(val, sizeof val, "%llu", (unsigned long long)mem_bytes);
     cgroup_add_value_string(m, cg->mode == CG_V2 ? "memory.max" : "memory.limit_in_bytes", val);
+    add_cpuset_v2(cg, g, i);
     if (cg->mode == CG_V2 && cpus > 0) {
         const long period = 100000;
         snprintf(val, sizeof val, "%ld %ld", (long)(cpus * period + 0.5), period);
@@ -339,8 +357,110 @@ static struct cgroup *make_cpu(struct cgroups *cg, unsigned run, unsigned i, dou
     return g;
 }
 
+/* ---- cpusets (--placement) ---- */
+
+/* The v1 cpuset hierarchy's mount and this process's cgroup in it. */
+static int locate_cpuset(char *mnt, char *rel) {
+    char root[PATHLEN], own[PATHLEN];
+    if (find_mount("/proc/self/mountinfo", "cpuset", mnt, root) != 0)
+        return -1;
+    proc_cgroup_path("/proc/self/cgroup", "cpuset", own, sizeof own);
+    rel_to_mount(own, root, rel, PATHLEN);
+    return 0;
+}
+
+/* Where the cpusets go, checked before any cgroup is made: the controller
+ * must be there (v1: mounted; v2: offered by the hierarchy's root). */
+static int cpuset_setup(struct cgroups *cg, unsigned n, const char *const *cpus,
+                        const char *const *mems, char *err, size_t errlen) {
+    cg->cs_cpus = cpus;
+    cg->cs_mems = mems;
+    if (cg->mode == CG_V2) {
+        char *m = NULL;
+        int ok = cgroup_get_subsys_mount_point("cpuset", &m) == 0 && m;
+        free(m);
+        if (!ok) {
+            snprintf(err, errlen,
+                     "--placement: the cgroup v2 hierarchy offers no cpuset controller here "
+                     "(see its cgroup.controllers); use --placement none");
+            return -1;
+        }
+        return 0;
+    }
+    if (locate_cpuset(cg->cs_mnt, cg->cs_base) != 0) {
+        snprintf(err, errlen,
+                 "--placement: no cpuset cgroup controller is mounted (v1); use --placement none");
+        return -1;
+    }
+    if (!(cg->cs = calloc(n, sizeof *cg->cs)) || !(cg->cs_name = calloc(n, sizeof *cg->cs_name))) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+/* v2: the worker's own cgroup carries its cpuset. */
+static void add_cpuset_v2(const struct cgroups *cg, struct cgroup *g, unsigned i) {
+    if (cg->mode != CG_V2 || !cg->cs_cpus)
+        return;
+    struct cgroup_controller *c = cgroup_add_controller(g, "cpuset");
+    if (!c)
+        return;
+    cgroup_add_value_string(c, "cpuset.cpus", cg->cs_cpus[i]);
+    if (cg->cs_mems[i][0])
+        cgroup_add_value_string(c, "cpuset.mems", cg->cs_mems[i]);
+}
+
+/* v1: a cgroup in the cpuset hierarchy; an empty mems list takes the
+ * parent's, as v1 lets no task into a cpuset without memory nodes. */
+static struct cgroup *make_cpuset(struct cgroups *cg, unsigned run, unsigned i, char *err,
+                                  size_t errlen) {
+    char *name = cg->cs_name[i], mems[1024] = "";
+    name_of(name, PATHLEN, cg->cs_base, run, i);
+    if (!cg->cs_mems[i][0]) {
+        void *h = NULL;
+        if (cgroup_read_value_begin("cpuset", cg->cs_base, "cpuset.mems", &h, mems, sizeof mems) ==
+            0)
+            mems[strcspn(mems, "\n")] = 0;
+        if (h)
+            cgroup_read_value_end(&h);
+    } else
+        snprintf(mems, sizeof mems, "%s", cg->cs_mems[i]);
+    struct cgroup *g = cgroup_new_cgroup(name);
+    struct cgroup_controller *c = g ? cgroup_add_controller(g, "cpuset") : NULL;
+    if (!c) {
+        snprintf(err, errlen, "out of memory");
+        cgroup_free(&g);
+        return NULL;
+    }
+    cgroup_add_value_string(c, "cpuset.cpus", cg->cs_cpus[i]);
+    cgroup_add_value_string(c, "cpuset.mems", mems);
+    int rc = cgroup_create_cgroup(g, 0);
+    if (rc != 0) {
+        /* ECGOTHER's words are already the errno's. */
+        int e = rc == ECGOTHER ? 0 : cgroup_get_last_errno();
+        snprintf(err, errlen,
+                 "--placement: cannot give worker %u CPUs %s and memory nodes %s (cgroup %s%s): "
+                 "%s%s%s",
+                 i, cg->cs_cpus[i], mems, cg->cs_mnt, name, cgroup_strerror(rc), e ? ": " : "",
+                 e ? strerror(e) : "");
+        /* libcgroup made the directory before the kernel refused the values:
+         * it is empty, and it is ours. */
+        cgroup_delete_cgroup_ext(g, CGFLAG_DELETE_EMPTY_ONLY | CGFLAG_DELETE_IGNORE_MIGRATION);
+        cgroup_free(&g);
+        return NULL;
+    }
+    return g;
+}
+
 struct cgroups *cgroups_create(unsigned run, unsigned n, uint64_t mem_bytes, double cpus, char *err,
                                size_t errlen) {
+    return cgroups_create_placed(run, n, mem_bytes, cpus, NULL, NULL, err, errlen);
+}
+
+struct cgroups *cgroups_create_placed(unsigned run, unsigned n, uint64_t mem_bytes, double cpus,
+                                      const char *const *set_cpus, const char *const *set_mems,
+                                      char *err, size_t errlen) {
     struct place pl;
     if (libcgroup_mounts(&pl, err, errlen) != 0)
         return NULL;
@@ -355,6 +475,8 @@ struct cgroups *cgroups_create(unsigned run, unsigned n, uint64_t mem_bytes, dou
     }
     cg->mode = pl.mode;
     cg->swap_limited = 1;
+    if (set_cpus && cpuset_setup(cg, n, set_cpus, set_mems, err, errlen) != 0)
+        goto fail;
     snprintf(cg->mem_mnt, sizeof cg->mem_mnt, "%s", pl.mem_mnt);
     snprintf(cg->mem_base, sizeof cg->mem_base, "%s", pl.mem_rel);
     if (cg->mode == CG_V1 && cpus > 0) {
@@ -388,10 +510,18 @@ struct cgroups *cgroups_create(unsigned run, unsigned n, uint64_t mem_bytes, dou
         cg->n = i + 1;
         if (cg->cpu && !(cg->cpu[i] = make_cpu(cg, run, i, cpus, err, errlen)))
             goto fail;
+        if (cg->cs && !(cg->cs[i] = make_cpuset(cg, run, i, err, errlen)))
+            goto fail;
     }
+    cg->cs_cpus = cg->cs_mems = NULL; /* the caller's: not kept */
     snprintf(cg->desc, sizeof cg->desc, "cgroup %s under %s%s (libcgroup)",
              cg->mode == CG_V2 ? "v2" : "v1", cg->mem_mnt,
              strcmp(cg->mem_base, "/") ? cg->mem_base : "");
+    if (cg->cs) {
+        size_t l = strlen(cg->desc);
+        snprintf(cg->desc + l, sizeof cg->desc - l, ", cpusets under %s%s", cg->cs_mnt,
+                 strcmp(cg->cs_base, "/") ? cg->cs_base : "");
+    }
     return cg;
 fail:
     cgroups_destroy(cg);
@@ -402,6 +532,8 @@ int cgroups_attach_self(const struct cgroups *cg, unsigned i) {
     if (cgroup_attach_task_pid(cg->mem[i], getpid()) != 0)
         return -1;
     if (cg->cpu && cg->cpu[i] && cgroup_attach_task_pid(cg->cpu[i], getpid()) != 0)
+        return -1;
+    if (cg->cs && cg->cs[i] && cgroup_attach_task_pid(cg->cs[i], getpid()) != 0)
         return -1;
     return 0;
 }
@@ -510,5 +642,8 @@ int cgroups_remove_stale(void) {
         removed += sweep("memory", pl.mem_mnt, "/"); /* v2's fall-back base */
     if (pl.mode == CG_V1 && pl.cpu_mnt[0])
         removed += sweep("cpu", pl.cpu_mnt, pl.cpu_rel);
+    char cs_mnt[PATHLEN], cs_rel[PATHLEN];
+    if (pl.mode == CG_V1 && locate_cpuset(cs_mnt, cs_rel) == 0)
+        removed += sweep("cpuset", cs_mnt, cs_rel);
     return removed;
 }

@@ -17,6 +17,13 @@ struct cgroups;
 struct cgroups *cgroups_create(unsigned run, unsigned n, uint64_t mem_bytes, double cpus, char *err,
                                size_t errlen);
 
+/* The same with a cpuset per worker (--placement): cpus[i] and mems[i] are
+ * kernel lists ("0-3,64-67", "1"); mems[i] "" leaves the memory nodes as
+ * the parent has them. Without a cpuset controller, NULL with err. */
+struct cgroups *cgroups_create_placed(unsigned run, unsigned n, uint64_t mem_bytes, double cpus,
+                                      const char *const *cpus_lists, const char *const *mems_lists,
+                                      char *err, size_t errlen);
+
 /* In the forked worker, before it does anything else. 0 or -1. */
 int cgroups_attach_self(const struct cgroups *cg, unsigned i);
 

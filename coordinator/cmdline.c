@@ -22,7 +22,8 @@ void options_usage(FILE *f) {
         "       harness check RUN_DIR                 recompute a result from its operation log\n"
         "       harness verify RUN_DIR --key PUB.pem  check a signed result is unchanged\n"
         "       harness rerun RUN_DIR [options]       the job a result records, again\n"
-        "       harness baseline [--baseline-size 512M] [--baseline-seconds 3]\n",
+        "       harness baseline [--baseline-size 512M] [--baseline-seconds 3]\n"
+        "       harness plan --containers N --placement P [--sysroot DIR] [--json]\n",
         schemes);
     for (int i = 0; workload_table[i]; i++)
         for (const struct wl_command *c = workload_table[i]->commands; c && c->name; c++)

@@ -38,6 +38,7 @@
 #include "metrics.h"
 #include "opsrate.h"
 #include "phasebar.h"
+#include "placement_run.h"
 #include "policy.h"
 #include "provenance.h"
 #include "repeat.h"
@@ -45,6 +46,7 @@
 #include "run.h"
 #include "runlog.h"
 #include "runtime.h"
+#include "server_pin.h"
 #include "shard.h"
 #include "summary.h"
 #include "throughput.h"
@@ -155,6 +157,8 @@ struct coord {
     int verdict;                     /* for /metrics: -1 until written, then 1 valid, 0 not */
     char run_id[RUNLOG_ID_LEN];      /* names the result and its per-operation log */
     json_t *prov, *verification;     /* where it came from; how answers are checked */
+    struct placement_run place;      /* --placement, --server-cpus */
+    struct server_pin *pin;          /* the servers pinned to --server-cpus */
 };
 
 static void kill_all(struct coord *c) {
@@ -275,6 +279,12 @@ static int coord_setup(struct coord *c, const struct config *cfg) {
         fprintf(stderr, "harness: out of memory for %u workers\n", cfg->n);
         return EXIT_INVALID;
     }
+    /* Each worker's cpuset, for the runtime to apply (checked in run_cmd). */
+    if (placement_run_setup(&c->place, cfg, err, sizeof err) != 0) {
+        fprintf(stderr, "harness: %s\n", err);
+        return EXIT_USAGE;
+    }
+    c->r.place = c->place.topo ? &c->place.plan : NULL;
     /* Cgroups or the engine, the shared slots, the ready/release channels. */
     c->rt = runtime_new(&c->r, &c->ready_rd, &c->release_wr, err, sizeof err);
     if (!c->rt) {
@@ -322,6 +332,15 @@ static int coord_setup(struct coord *c, const struct config *cfg) {
     struct attrib_in ai = {.cfg = cfg, .acct = c->r.acct, .acct_why = acct_why};
     c->at = attrib_new(&ai);
     c->sc = server_check_new(cfg, c->r.lay.wl, c->r.lay.nwl);
+    if (cfg->server_cpus[0] && !(c->pin = server_pin_apply(cfg, &c->r.lay, err, sizeof err))) {
+        fprintf(stderr, "harness: %s\n", err);
+        return EXIT_INVALID;
+    }
+    if (cfg->server_cpus[0] && cfg->placement == PLACE_NONE)
+        json_array_append_new(c->warnings,
+                              json_string("--server-cpus with --placement none: the servers are "
+                                          "pinned, but the workers may run on their CPUs too "
+                                          "(a placement keeps them apart)"));
     shard_init(&c->sh, cfg);
     if (cfg->shards) { /* before the workers start, on a quiet machine */
         shard_measure_clock(&c->sh, cfg);
@@ -645,6 +664,7 @@ static void coord_postmortem(struct coord *c) {
         snprintf(err, sizeof err, "interrupted by %s", strsignal(c->interrupted));
         json_array_append_new(c->reasons, json_string(err));
     }
+    placement_verify_run(&c->r, c->forked, c->reasons);
 }
 
 /* Step 6: result.json, CSV, the summary; the exit code. */
@@ -674,6 +694,7 @@ static void coord_write(struct coord *c, int64_t t_start) {
         c->code = EXIT_INVALID;
         return;
     }
+    server_pin_results(c->pin, res);
     if (c->released) {
         opsrate_finish(&c->rate, run_completed(&c->r, c->forked), run_last_end(&c->r, c->forked));
         json_object_set_new(res, "ops_per_second", opsrate_json(&c->rate));
@@ -763,6 +784,8 @@ static int coord_teardown(struct coord *c) {
     opsrate_free(&c->rate);
     runtime_free(c->rt);
     cgacct_destroy(c->r.acct);
+    server_pin_restore(c->pin);
+    placement_run_free(&c->place);
     free(c->we);
     int late = 0;
     if (c->sfd >= 0) {
@@ -955,9 +978,13 @@ static int run_repeated(struct config *cfg, int64_t t_start, json_t **repeats,
 
 static int run_cmd(struct config *cfg, int64_t t_start, const struct result_exports *ex) {
     char err[1024];
+    struct run_layout lay;
     if (shard_check(cfg, err, sizeof err) != 0 ||
         attrib_check_overrides(cfg, err, sizeof err) != 0 ||
-        policy_check(cfg, err, sizeof err) != 0) {
+        policy_check(cfg, err, sizeof err) != 0 ||
+        placement_run_check(cfg, err, sizeof err) != 0 ||
+        (layout_build(cfg, &lay, err, sizeof err) == 0 &&
+         server_pin_check(cfg, &lay, err, sizeof err) != 0)) {
         fprintf(stderr, "harness: %s\n", err);
         return EXIT_USAGE;
     }

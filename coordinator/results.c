@@ -20,6 +20,7 @@
 #include "figures.h"
 #include "../containers/cgroup.h"
 #include "histjson.h"
+#include "placement_run.h"
 #include "results.h"
 #include "throughput.h"
 #include "windows.h"
@@ -220,6 +221,7 @@ static json_t *containers_json(const struct run_report *rep) {
             json_object_set_new(c, "runtime_id", json_string(we->runtime_id));
         json_object_set_new(c, "memory_includes_swap",
                             r->swap_limited < 0 ? json_null() : json_boolean(r->swap_limited));
+        placement_container_json(r->place, i, s->cpus_seen, s->mems_seen, c);
         json_array_append_new(containers, c);
     }
     return containers;
@@ -279,6 +281,7 @@ json_t *results_build(const struct run_report *rep) {
     json_t *windows = windows_build(rep);
 
     json_t *config = config_json(cfg, lay, rep->cgroups, warnings);
+    json_object_set_new(config, "placement", placement_config_json(cfg));
     json_t *system = inventory_json(cfg, warnings);
     if (rep->servers)
         json_object_set(system, "backends", rep->servers);
@@ -310,6 +313,7 @@ json_t *results_build(const struct run_report *rep) {
     json_object_set_new(res, "telemetry", rep->tel ? telemetry_json(rep->tel) : json_null());
     json_object_set_new(res, "storage_baseline", telemetry_baseline_json(rep->tel));
     json_object_set_new(res, "histograms", results_hists_json(lay, tot.hists));
+    json_object_set_new(res, "placement", placement_json(r->place)); /* as made on this host */
     /* The coordinator's own cost, so its overhead at scale is on record. */
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);

@@ -34,6 +34,7 @@ struct wl_stats {
 };
 
 struct cg_acct;
+struct placement;
 
 struct worker_slot {
     _Atomic uint64_t done; /* operations finished, with or without error */
@@ -51,6 +52,10 @@ struct worker_slot {
     uint64_t warmup_errors;
     int64_t warmup_ns;                 /* how long the warm-up took */
     char warmup_error[WL_ERRLEN + 64]; /* its first error */
+    /* Where the kernel lets it run and allocate, from its own
+     * /proc/self/status once in its cgroup or container: checked against
+     * its placement, and in containers[] (cpus_allowed, mems_allowed). */
+    char cpus_seen[512], mems_seen[256];
     struct wl_stats wl[RUN_MAX_WL];
     /* --phase-barrier (phasebar.h): barriers this worker reached, and the
      * coordinator's release of them (a futex word). */
@@ -111,8 +116,9 @@ struct run_ctx {
     struct cgroups *cg;   /* NULL with --no-cgroups */
     struct cg_acct *acct; /* where the workers' CPU time is read; NULL when nowhere */
     pid_t coord_pid;
-    unsigned id_base; /* global id of worker 0: --shard I/N runs I x n onwards */
-    int swap_limited; /* the runtime's memory limit holds swap too: 1, 0, -1 unknown/none */
+    unsigned id_base;              /* global id of worker 0: --shard I/N runs I x n onwards */
+    int swap_limited;              /* the runtime's memory limit holds swap too: 1, 0, -1 unknown/none */
+    const struct placement *place; /* --placement: each worker's cpuset; NULL for none */
 };
 
 /* A text field of a slot (error, warmup_error) for "%.*s": the slots are

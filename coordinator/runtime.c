@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../containers/cgroup.h"
+#include "placement_run.h"
 #include "runtime_priv.h"
 
 struct rt_cgroup {
@@ -31,8 +32,17 @@ static struct runtime *cg_create(struct run_ctx *r, int *ready_rd, int *release_
     r->swap_limited = -1;
     if (!cfg->no_cgroups) {
         cgroups_remove_stale();
-        r->cg = cgroups_create((unsigned)getpid(), cfg->n, cfg->memory_limit,
-                               cfg->cpus_per_container, err, errlen);
+        /* With a placement the cpuset is the limit: C means C whole cores. */
+        char **cpus = NULL, **mems = NULL;
+        if (placement_cgroup_lists(r->place, &cpus, &mems) != 0) {
+            snprintf(err, errlen, "out of memory");
+            free(rt);
+            return NULL;
+        }
+        r->cg = cgroups_create_placed((unsigned)getpid(), cfg->n, cfg->memory_limit,
+                                      cpus ? 0 : cfg->cpus_per_container, (const char *const *)cpus,
+                                      (const char *const *)mems, err, errlen);
+        placement_lists_free(cpus, mems, cfg->n);
         if (!r->cg) {
             free(rt);
             return NULL;

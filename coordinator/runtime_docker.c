@@ -42,6 +42,7 @@
 #include "../containers/docker.h"
 #include "../workloads/workload.h"
 #include "cmdline.h"
+#include "placement.h"
 #include "runtime_priv.h"
 
 #define IN_CONTAINER "/run/aops"
@@ -355,7 +356,14 @@ static json_t *spec(struct rt_docker *rt, unsigned i, const char *exe) {
     json_t *host = json_pack("{s:I, s:I, s:s, s:b, s:o}", "Memory", (json_int_t)cfg->memory_limit,
                              "MemorySwap", (json_int_t)cfg->memory_limit, "NetworkMode",
                              cfg->container_network, "Init", 1, "Mounts", binds);
-    if (cfg->cpus_per_container > 0)
+    const struct placement *pl = rt->base.r->place;
+    if (pl && pl->slot) { /* --placement: the cpuset is the limit, C means C whole cores */
+        char cpus[8192], mems[8192];
+        placement_lists(pl, i, cpus, sizeof cpus, mems, sizeof mems);
+        json_object_set_new(host, "CpusetCpus", json_string(cpus));
+        if (pl->kind == PLACE_NUMA)
+            json_object_set_new(host, "CpusetMems", json_string(mems));
+    } else if (cfg->cpus_per_container > 0)
         json_object_set_new(host, "NanoCpus",
                             json_integer((json_int_t)(cfg->cpus_per_container * 1e9)));
     if (rt->cgparent[0])

@@ -14,6 +14,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "../common/cpulist.h"
 #include "../common/util.h"
 #include "../containers/cgroup.h"
 #include "../containers/cgroup_acct.h"
@@ -56,6 +57,9 @@ void worker_main(const struct run_ctx *r, unsigned id) {
                  strerror(errno));
         fail_ready(r, s, 3);
     }
+    /* Where it may run now: the kernel's word, for the placement's check. */
+    proc_status_allowed("/proc/self/status", s->cpus_seen, sizeof s->cpus_seen, s->mems_seen,
+                        sizeof s->mems_seen);
     /* Die with the coordinator; leave Ctrl-C to it (it stops us in order). A
      * worker in a container has no coordinator parent (coord_pid 0): the
      * slot's go flag below tells a release from the coordinator's death. */

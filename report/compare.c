@@ -25,6 +25,7 @@
 #include "report_attrib.h"
 #include "report_html.h"
 #include "report_pctl.h"
+#include "report_sut.h"
 
 #define MAX_RUNS 26
 
@@ -254,6 +255,12 @@ static void inventory_diffs(const struct run *runs, int n, json_t *out) {
         snprintf(line, sizeof line, "SMT differs: %s", vals);
         json_array_append_new(out, json_string(line));
     }
+    /* The disclosure's other rows (BIOS, microcode, DIMMs, governor...). */
+    const json_t *R[MAX_RUNS];
+    const char *L[MAX_RUNS];
+    for (int i = 0; i < n; i++)
+        R[i] = runs[i].r, L[i] = runs[i].label;
+    compare_sut_notes(R, L, n, out);
     char d0[512], di[512];
     disks_text(runs[0].r, d0, sizeof d0);
     for (int i = 1; i < n; i++) {
@@ -717,6 +724,7 @@ static void write_html(const char *path, const struct run *runs, int n, int pric
     }
     sb_puts(&b, "</div>\n");
     compare_latency_curves(&b, R, L, n);
+    compare_sut_table(&b, R, (const char *const *)L, n);
     sb_puts(&b, "<footer>written by harness compare</footer>\n");
     page_end(&b);
     FILE *f = fopen(path, "w");

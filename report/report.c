@@ -30,6 +30,7 @@
 #include "report_power.h"
 #include "report_repeat.h"
 #include "report_served.h"
+#include "report_sut.h"
 
 #define MAX_WL 8
 static const char *STATS[] = {"mean", "p50", "p95", "p99", "max"};
@@ -566,7 +567,10 @@ static void system_section(struct sbuf *b, const json_t *r) {
     json_t *sys = json_object_get(r, "system"), *cfg = json_object_get(r, "config");
     sb_puts(b, "<div class=\"grid2\"><div><h2>System</h2>\n");
     if (json_is_object(sys)) {
-        static const char *const skip[] = {"disks", NULL}; /* a table of their own */
+        /* Tables of their own: the disks, and the disclosure (system under test). */
+        static const char *const skip[] = {
+            "disks",        "topology",        "dmi",  "memory_dimms",
+            "cpu_settings", "kernel_settings", "nics", NULL};
         kv_table_nested(b, sys, "system", "system", skip);
         json_t *d;
         size_t i;
@@ -616,6 +620,8 @@ static void render_run(struct sbuf *b, const json_t *r, const char *name) {
     windows_section(b, r);
     baseline_section(b, r);
     report_attrib_section(b, r);
+    report_sut_section(b, r);
+    report_topology_map(b, r);
     system_section(b, r);
     sb_printf(b, "<footer>result.json schema %s · written by harness report</footer>\n",
               fmt_num(sub, sizeof sub, jnum(r, "schema_version"), 0));

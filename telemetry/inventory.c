@@ -22,7 +22,9 @@
 
 #include "../common/fsread.h"
 #include "arm_midr.h"
+#include "disclosure.h"
 #include "telemetry.h"
+#include "topology.h"
 
 #ifndef AOPS_GIT
 #define AOPS_GIT "unknown"
@@ -532,6 +534,7 @@ static json_t *disks_json(const char *root, json_t *warnings) {
                 *close_b = '\0';
         }
         json_object_set_new(disk, "scheduler", str_or_null(sched));
+        disclosure_disk(root, name, disk);
         if (sched && strncmp(name, "nvme", 4) == 0 && strcmp(sched, "none") != 0) {
             char w[512];
             snprintf(w, sizeof w, "NVMe device %s uses I/O scheduler %s, not none", name, sched);
@@ -654,6 +657,8 @@ json_t *inventory_json(const struct config *cfg, json_t *warnings) {
     json_object_set_new(sys, "os_release", os);
 
     json_object_set_new(sys, "disks", disks_json(root, warnings));
+    topology_add(root, sys);
+    disclosure_add(root, sys);
     governor_warning(root, warnings);
     swap_warning(root, warnings);
 

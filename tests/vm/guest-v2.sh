@@ -9,7 +9,10 @@
 # = 0 and cpu.max; memhog is OOM-killed and reported from memory.events;
 # SIGINT leaves no worker and no cgroup; a stale cgroup is removed. Then the
 # same from a session cgroup that holds processes, and from a container
-# (cgroup namespace) set up as containers/entrypoint.sh does it.
+# (cgroup namespace) set up as containers/entrypoint.sh does it. Last, the VM
+# being two sockets and two NUMA nodes: the harness's topology against lscpu
+# inside the VM, and --placement numa giving each worker its node's CPUs and
+# memory (its cgroup's cpuset files, its /proc/PID/status, result.json).
 #
 # Check lines ("ok: ..." / "FAIL: ...", then "N passed, N failed", as
 # tests/lib.sh) go to the second serial port; the kernel's go to the first.
@@ -218,6 +221,81 @@ sh -c "echo \$\$ >$CG/ctr-1/cgroup.procs && exec /usr/local/bin/unshare -C -m /i
 check_eq "container: scenario ran to its end" 0 $?
 rmdir $CG/ctr-1/init $CG/ctr-1 2>/dev/null
 check "container: nothing left of /ctr-1" [ ! -d $CG/ctr-1 ]
+
+# ---- a real two-node machine: topology and --placement numa ---------------------------------
+# qemu gives this VM 2 sockets x 2 cores and two NUMA nodes (CPUs 0-1 and 2-3, 512 MiB each).
+# The kernel's own answers are the oracles: lscpu for the topology, each node's cpulist for
+# the CPUs a numa placement must give, the workers' /proc/PID/status read from here.
+norm() { # renumber columns 2.. of "cpu,a,b,c" lines by first appearance (lscpu's logical ids)
+    awk -F, 'BEGIN { OFS = "," } { for (i = 2; i <= NF; i++) { k = i SUBSEP $i
+        if (!(k in id)) id[k] = n[i]++; $i = id[k] } print }'
+}
+info "placement checks from $(cut -d' ' -f1 /proc/uptime) s since boot; lscpu: $(lscpu | grep -E '^(Socket|Core|NUMA node|L3)' | tr -s ' ' | tr '\n' ';')"
+"$H" plan --containers 2 --placement numa --json >/tmp/plan.json 2>/tmp/plan.err
+check_eq "plan --placement numa on the VM exits 0" 0 $?
+# CPU, core, socket, node, L3 per CPU: from the harness's topology, and from lscpu.
+jq -r '.topology as $t
+  | def members($l): if $l == "" then [] else ($l | split(",") | map(if test("-") then
+      (split("-") | map(tonumber)) as [$a, $b] | [range($a; $b + 1)] else [tonumber] end) | add) end;
+  members($t.online_cpus)[] as $cpu
+  | [($cpu | tostring),
+     ([$t.smt_siblings | to_entries[] | select(members(.value) | index([$cpu]) != null) | .key][0] | tostring),
+     ([$t.packages | to_entries[] | select(members(.value.cpus) | index([$cpu]) != null) | .key][0] | tostring),
+     ([$t.numa_nodes[] | select(members(.cpus) | index([$cpu]) != null) | .id][0] | tostring),
+     ([$t.l3 | to_entries[] | select(members(.value.cpus) | index([$cpu]) != null) | .key][0] // "-" | tostring)]
+  | join(",")' \
+    /tmp/plan.json | norm >/tmp/topo.harness
+lscpu -p=CPU,CORE,SOCKET,NODE,CACHE | grep -v '^#' |
+    awk -F, 'BEGIN { OFS = "," } { print $1, $2, $3, $4, (NF >= 9 && $9 != "" ? $9 : "-") }' |
+    norm >/tmp/topo.lscpu
+check_eq "topology (CPU,core,socket,node,L3) = lscpu -p's" "$(cat /tmp/topo.lscpu | tr '\n' ' ')" \
+    "$(cat /tmp/topo.harness | tr '\n' ' ')"
+check_eq "2 packages, 2 NUMA nodes with memory, as lscpu says" \
+    "$(lscpu | awk -F: '/^Socket/ {gsub(/ /, "", $2); s = $2} /^NUMA node\(s\)/ {gsub(/ /, "", $2); n = $2} END {print s, n}')" \
+    "$(jq -r '"\(.topology.packages | length) \([.topology.numa_nodes[] | select(.has_memory)] | length)"' /tmp/plan.json)"
+for n in 0 1; do
+    check_eq "node $n's memory = its meminfo" \
+        "$(($(awk '/MemTotal/ {print $4}' /sys/devices/system/node/node$n/meminfo) * 1024))" \
+        "$(jq -r ".topology.numa_nodes[$n].memory_bytes" /tmp/plan.json)"
+done
+
+# Workers that would sleep for minutes: read while they run, then Ctrl-C (the result is
+# written all the same), so the reading never races a worker's end.
+AOPS_SLEEP_US=10000000 "$H" --containers 2 --workloads sleep --placement numa --out /tmp/numa \
+    --quiet >/tmp/h.out 2>/tmp/h.err &
+P=$!
+if wait_joined $P 2; then
+    for w in $(child_pids $P); do
+        i=$(grep -o "aops-$P-[0-9]*" /proc/$w/cgroup | sed "s/aops-$P-//")
+        [ -n "$i" ] || continue
+        echo "$i $(awk '/^Cpus_allowed_list/ {print $2}' /proc/$w/status) $(awk '/^Mems_allowed_list/ {print $2}' /proc/$w/status) $(cat $CG/aops-$P-$i/cpuset.cpus) $(cat $CG/aops-$P-$i/cpuset.mems)"
+    done | sort >/tmp/numa.seen
+    info "numa workers (id, Cpus_allowed_list, Mems_allowed_list, cpuset.cpus, cpuset.mems): $(tr '\n' ';' </tmp/numa.seen)"
+    for n in 0 1; do
+        want="$n $(cat /sys/devices/system/node/node$n/cpulist) $n $(cat /sys/devices/system/node/node$n/cpulist) $n"
+        check_eq "worker $n runs on node $n's CPUs and memory only (its /proc/PID/status, its cgroup)" \
+            "$want" "$(grep "^$n " /tmp/numa.seen)"
+    done
+    check "cpuset handed down through the root's subtree_control" grep -qw cpuset $CG/cgroup.subtree_control
+else
+    fail "numa: workers not in their cgroups within 60 s: $(head -3 /tmp/h.err)"
+fi
+kill -INT $P
+wait $P
+RC=$?
+check_rc "numa run stopped by SIGINT exits 130" 130
+R=/tmp/numa/result.json
+check "numa: containers[].cpus, mems = what each worker read of itself" \
+    jq -e '[.containers[] | select(.cpus == .cpus_allowed and .mems == .mems_allowed)] | length == 2' $R
+for n in 0 1; do
+    check_eq "numa: container $n placed on node $n (result.json)" \
+        "$(cat /sys/devices/system/node/node$n/cpulist) $n" "$(jq -r ".containers[$n] | \"\(.cpus) \(.mems)\"" $R)"
+done
+check "numa: the plan is what ran" jq -e --slurpfile p /tmp/plan.json \
+    '[.containers[] | {cpus, mems}] == [$p[0].containers[] | {cpus, mems}]' $R
+check "numa: no reason says the cpuset was not applied" jq -e '.invalid_reasons | all(test("cpuset") | not)' $R
+check_eq "numa: no cgroup left" 0 "$(cgs $P)"
+jq -c '[.containers[] | {id, cpus, mems, cpus_allowed, mems_allowed}]' $R | sed 's/^/# workers saw: /'
 
 info "guest time $(cut -d' ' -f1 /proc/uptime) s since boot"
 echo "$(grep -c p $TALLY) passed, $(grep -c f $TALLY) failed"

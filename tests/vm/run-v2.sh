@@ -4,9 +4,12 @@
 # This machine is a v1/v2 hybrid, so pure v2 (what most users run) is tested
 # here in a VM: Debian's own cloud kernel booted by qemu with cgroup_no_v1=all,
 # and an initramfs made of this test's files only (busybox-static, ./harness
-# and jq with the shared libraries ldd lists, util-linux unshare, and
+# and jq with the shared libraries ldd lists, util-linux unshare and lscpu, and
 # tests/vm/guest-v2.sh as /init). The guest runs the checks with the test-only
 # workloads and powers off; its check lines come back on a second serial port.
+# The VM is a two-socket, two-node machine (-smp 4,sockets=2 and a -numa node
+# of CPUs and memory per socket), so the same boot checks --placement numa
+# and the topology against lscpu on a real NUMA kernel.
 #
 #   tests/vm/run-v2.sh            (make test-v2 builds ./harness first)
 #
@@ -17,6 +20,7 @@
 # (software emulation), since KVM failed on the machine this was written on:
 # -cpu host aborts ("failed to set MSR 0x10a"), host,-arch-capabilities hangs
 # after "Booting from ROM".
+# AOPS_VM_TCG adds options to TCG's (e.g. thread=multi,tb-size=256).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 VM=${AOPS_VM_DIR:-$ROOT/.local/vm}
@@ -27,7 +31,7 @@ KPKG_META=linux-image-cloud-amd64
 
 die() { echo "run-v2: $*" >&2; exit 1; }
 
-for tool in qemu-system-x86_64 busybox dpkg-deb apt-get ldd jq unshare; do
+for tool in qemu-system-x86_64 busybox dpkg-deb apt-get ldd jq unshare lscpu; do
     command -v "$tool" >/dev/null || die "$tool is missing (make setup installs qemu-system-x86 and busybox-static)"
 done
 ! ldd "$(command -v busybox)" >/dev/null 2>&1 || die "busybox is not the static one; install busybox-static"
@@ -60,10 +64,10 @@ mkdir -p "$STAGE"/{bin,sbin,proc,sys,dev,tmp,mnt,etc,opt/aops,usr/local/bin}
 cp "$(command -v busybox)" "$STAGE/bin/busybox"
 cp "$HARNESS" "$STAGE/opt/aops/harness"
 # util-linux unshare: busybox's has no cgroup namespace (-C), the container case needs one.
-cp "$(command -v jq)" "$(command -v unshare)" "$STAGE/usr/local/bin/"
+cp "$(command -v jq)" "$(command -v unshare)" "$(command -v lscpu)" "$STAGE/usr/local/bin/"
 cp "$ROOT/tests/vm/guest-v2.sh" "$STAGE/init"
 chmod 755 "$STAGE/init"
-for bin in "$HARNESS" "$(command -v jq)" "$(command -v unshare)"; do
+for bin in "$HARNESS" "$(command -v jq)" "$(command -v unshare)" "$(command -v lscpu)"; do
     ldd "$bin" | awk '/=> \// {print $3} /^\t\// {print $1}'
 done | sort -u | while read -r lib; do
     cp --parents -L "$lib" "$STAGE/"
@@ -76,11 +80,15 @@ CONSOLE=$VM/console.log
 RESULTS=$VM/results.log
 : >"$CONSOLE"
 : >"$RESULTS"
-ACCEL_ARGS=(-accel tcg)
+ACCEL_ARGS=(-accel "tcg${AOPS_VM_TCG:+,$AOPS_VM_TCG}")
 [ "$ACCEL" = kvm ] && ACCEL_ARGS=(-accel kvm -cpu "${AOPS_VM_CPU:-host}")
 echo "run-v2: booting $(basename "$KERNEL") with cgroup_no_v1=all ($ACCEL; console: $CONSOLE)"
 t0=$(date +%s)
-qemu-system-x86_64 -nographic -monitor none -no-reboot "${ACCEL_ARGS[@]}" -m 1024 -smp 2 \
+# Two sockets of two cores, a NUMA node each with 512 MiB of its own.
+NUMA=(-smp 4,sockets=2,cores=2,threads=1
+    -object memory-backend-ram,id=m0,size=512M -object memory-backend-ram,id=m1,size=512M
+    -numa node,nodeid=0,cpus=0-1,memdev=m0 -numa node,nodeid=1,cpus=2-3,memdev=m1)
+qemu-system-x86_64 -nographic -monitor none -no-reboot "${ACCEL_ARGS[@]}" -m 1024 "${NUMA[@]}" \
     -kernel "$KERNEL" -initrd "$VM/initramfs.cpio" \
     -append "console=ttyS0 cgroup_no_v1=all rdinit=/init panic=-1 quiet" \
     -serial "file:$CONSOLE" -serial "file:$RESULTS" </dev/null >"$VM/qemu.log" 2>&1 &
