@@ -62,8 +62,8 @@ static const struct {
     {"compare", compare_main},
     {"merge", merge_main},
     {"rerun", rerun_cmd},
-    {"check", check_main},             /* check/: recompute a result from its log */
-    {"verify", verify_main},           /* check/: a signed result unchanged */
+    {"check", check_main},   /* check/: recompute a result from its log */
+    {"verify", verify_main}, /* check/: a signed result unchanged */
     {"baseline", baseline_cmd},
     {"plan", plan_main},
     {"worker", worker_container_main}, /* the docker runtime's, inside a container */

@@ -27,6 +27,6 @@ int prepare_main(int argc, char **argv); /* coordinator.c: ./harness prepare */
 int merge_main(int argc, char **argv);   /* merge_cmd.c: ./harness merge */
 /* rerun.c: ./harness rerun RUN_DIR -- the job a result records, again. */
 int rerun_main(int argc, char **argv, const struct result_exports *ex);
-int plan_main(int argc, char **argv);    /* plan.c: ./harness plan (the placement, nothing run) */
+int plan_main(int argc, char **argv); /* plan.c: ./harness plan (the placement, nothing run) */
 
 #endif

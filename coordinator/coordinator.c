@@ -981,8 +981,7 @@ static int run_cmd(struct config *cfg, int64_t t_start, const struct result_expo
     struct run_layout lay;
     if (shard_check(cfg, err, sizeof err) != 0 ||
         attrib_check_overrides(cfg, err, sizeof err) != 0 ||
-        policy_check(cfg, err, sizeof err) != 0 ||
-        placement_run_check(cfg, err, sizeof err) != 0 ||
+        policy_check(cfg, err, sizeof err) != 0 || placement_run_check(cfg, err, sizeof err) != 0 ||
         (layout_build(cfg, &lay, err, sizeof err) == 0 &&
          server_pin_check(cfg, &lay, err, sizeof err) != 0)) {
         fprintf(stderr, "harness: %s\n", err);

@@ -17,7 +17,7 @@ static const struct {
     const char *name;
     int weighted;
 } MCOL[] = {{"cpu_util", 1},   {"read_Bps", 0},  {"read_iops", 0}, {"write_Bps", 0},
-            {"write_iops", 0}, {"steal_pct", 1}, {"power_w", 0},  {"power_platform_w", 0}};
+            {"write_iops", 0}, {"steal_pct", 1}, {"power_w", 0},   {"power_platform_w", 0}};
 #define NMCOL (sizeof MCOL / sizeof MCOL[0])
 /* Columns of every shard: its completions and the bytes its workloads read. */
 #define C_OPS "ops_per_s"
@@ -216,8 +216,7 @@ static json_t *col_stat(const struct series *ser, const char *name, const struct
  * else NAN with the first missing one's reason. */
 static json_t *fleet_power(const struct fleet_shard *s, size_t n, const struct series *ser,
                            int from_series, const struct span *run, const char *scope,
-                           const char *col, unsigned hosts, double *watts, char *why,
-                           size_t len) {
+                           const char *col, unsigned hosts, double *watts, char *why, size_t len) {
     char mean[96], reason[96];
     snprintf(mean, sizeof mean, "telemetry.power.scope=%s.mean_w", scope);
     snprintf(reason, sizeof reason, "telemetry.power.scope=%s.reason", scope);

@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "../common/json.h"
-#include "figures.h"
 #include "../containers/cgroup.h"
+#include "figures.h"
 #include "histjson.h"
 #include "placement_run.h"
 #include "results.h"

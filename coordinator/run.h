@@ -116,8 +116,8 @@ struct run_ctx {
     struct cgroups *cg;   /* NULL with --no-cgroups */
     struct cg_acct *acct; /* where the workers' CPU time is read; NULL when nowhere */
     pid_t coord_pid;
-    unsigned id_base;              /* global id of worker 0: --shard I/N runs I x n onwards */
-    int swap_limited;              /* the runtime's memory limit holds swap too: 1, 0, -1 unknown/none */
+    unsigned id_base; /* global id of worker 0: --shard I/N runs I x n onwards */
+    int swap_limited; /* the runtime's memory limit holds swap too: 1, 0, -1 unknown/none */
     const struct placement *place; /* --placement: each worker's cpuset; NULL for none */
 };
 

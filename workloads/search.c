@@ -27,7 +27,7 @@ struct search_state {
     unsigned n;
     char roots[2][4300];
     double op_timeout; /* --op-timeout, seconds */
-    int verify; /* the corpus manifest's counts are there to check against */
+    int verify;        /* the corpus manifest's counts are there to check against */
     struct search_expected want;
 };
 

@@ -169,13 +169,12 @@ static void test_attrib(struct config *cfg) {
     attrib_sample(a, t0 + 300000000);
     attrib_sample(a, t0 + 250000000); /* back in time: ignored */
 
-    json_t *res =
-        json_pack("{s:{s:i}, s:{s:{s:f, s:f}, s:{s:f, s:f, s:[{s:f, s:f}, {s:f, s:f}]}},"
-                  " s:{s:{s:i}, s:{s:i}}, s:[], s:{s:f}}",
-                  "totals", "ops", 30, "windows", "w", "start", 0.15, "end", 0.19, "v", "start",
-                  0.02, "end", 0.28, "intervals", "start", 0.02, "end", 0.08, "start", 0.22, "end",
-                  0.28, "workloads", "w", "ops", 10, "v", "ops", 20, "warnings", "config",
-                  "sample_interval", 0.1);
+    json_t *res = json_pack("{s:{s:i}, s:{s:{s:f, s:f}, s:{s:f, s:f, s:[{s:f, s:f}, {s:f, s:f}]}},"
+                            " s:{s:{s:i}, s:{s:i}}, s:[], s:{s:f}}",
+                            "totals", "ops", 30, "windows", "w", "start", 0.15, "end", 0.19, "v",
+                            "start", 0.02, "end", 0.28, "intervals", "start", 0.02, "end", 0.08,
+                            "start", 0.22, "end", 0.28, "workloads", "w", "ops", 10, "v", "ops", 20,
+                            "warnings", "config", "sample_interval", 0.1);
     attrib_results(a, res);
     /* v's two intervals (one per cycle) are cut at the samples 0-0.1 and
      * 0.2-0.3: the middle tenth, w's, is not in it, so v and w make the run. */
