@@ -118,7 +118,7 @@ static int check_run(struct findings *f, const json_t *res, const char *dir, cha
     if (load_log(path, res, &h, &recs, err, len) != 0)
         return -1;
     check_integrity(f, res, dir);
-    struct logset ls = {1, &h, &recs};
+    struct logset ls = {1, &h, &recs, NULL};
     recompute_check(f, res, &ls, 0);
     check_reportable(f, res);
     free(recs);
@@ -207,7 +207,7 @@ static int check_repeated(struct findings *f, const json_t *res, const char *dir
     struct oplog_rec *recs = NULL;
     if (load_log(path, res, &h, &recs, err, len) != 0)
         return -1;
-    struct logset ls = {1, &h, &recs};
+    struct logset ls = {1, &h, &recs, NULL};
     recompute_check(f, res, &ls, 0);
     check_reportable(f, res);
     free(recs);
@@ -227,9 +227,10 @@ static int check_merged(struct findings *f, const json_t *res, const char *dir, 
                  dir);
         return -1;
     }
+    int64_t *off = calloc(n, sizeof *off);
     struct logset ls = {0, calloc(n, sizeof(struct oplog_header)),
-                        calloc(n, sizeof(struct oplog_rec *))};
-    int rc = ls.h && ls.recs ? 0 : -1;
+                        calloc(n, sizeof(struct oplog_rec *)), off};
+    int rc = ls.h && ls.recs && off ? 0 : -1;
     json_array_foreach(shards, i, v) {
         if (rc)
             break;
@@ -255,11 +256,13 @@ static int check_merged(struct findings *f, const json_t *res, const char *dir, 
             rc = -1;
             break;
         }
+        double o = jnum(r, "shard.clock.offset_s");
+        off[i] = isfinite(o) ? llround(o * 1e9) : 0;
         ls.n++;
         const char *lsha = jstr(r, "integrity.files.ops.log");
         if (lsha && (sha256_file_hex(lpath, sha, err, len) != 0 || strcmp(sha, lsha)))
             finding(&g, "integrity.files.ops.log: the shard's log differs from the one it sealed");
-        struct logset one = {1, &ls.h[i], &ls.recs[i]};
+        struct logset one = {1, &ls.h[i], &ls.recs[i], NULL};
         recompute_check(&g, r, &one, 0);
         f->compared += g.compared;
         json_decref(r);
@@ -273,6 +276,7 @@ static int check_merged(struct findings *f, const json_t *res, const char *dir, 
         free(ls.recs[k]);
     free(ls.h);
     free(ls.recs);
+    free(off);
     return rc;
 }
 

@@ -36,6 +36,10 @@ struct logset {
     unsigned n;
     struct oplog_header *h;
     struct oplog_rec **recs;
+    /* A merge: each shard's measured clock offset (its result's
+     * shard.clock.offset_s, in ns), which `harness merge` adds to its
+     * instants before lining the shards up; NULL: none. */
+    const int64_t *offset_ns;
 };
 
 /* recompute.c: every figure of res the logs determine -- totals, per

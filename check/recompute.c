@@ -156,8 +156,9 @@ void recompute_check(struct findings *f, const json_t *res, const struct logset 
     for (unsigned i = 0; i < ls->n; i++)
         if (ls->h[i].release_ns) {
             released = 1;
-            if (merged && ls->h[i].release_epoch_ns < origin)
-                origin = ls->h[i].release_epoch_ns;
+            int64_t off = merged && ls->offset_ns ? ls->offset_ns[i] : 0;
+            if (merged && ls->h[i].release_epoch_ns + off < origin)
+                origin = ls->h[i].release_epoch_ns + off;
         }
     uint64_t ops = 0, errors = 0;
     int64_t end = 0;
@@ -178,7 +179,11 @@ void recompute_check(struct findings *f, const json_t *res, const struct logset 
             }
             map[w] = k;
         }
-        int64_t shift = merged ? h->release_epoch_ns - origin - h->release_ns : -h->release_ns;
+        /* A merge lines the shards up by their release's wall-clock time,
+         * each moved by its clock's measured offset (as harness merge). */
+        int64_t off = merged && ls->offset_ns ? ls->offset_ns[i] : 0;
+        int64_t shift =
+            merged ? h->release_epoch_ns + off - origin - h->release_ns : -h->release_ns;
         for (uint64_t j = 0; j < h->records; j++) {
             const struct oplog_rec *r = &ls->recs[i][j];
             if (r->workload >= h->nwl) {

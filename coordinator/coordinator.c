@@ -702,6 +702,11 @@ static void coord_write(struct coord *c, int64_t t_start) {
     if (cfg->shards)
         json_object_set_new(res, "shard",
                             shard_json(&c->sh, cfg, res, c->released ? c->t0_wall : 0));
+    /* provenance.servers came with the result (results.c); the rest is c->prov. */
+    json_t *had = json_object_get(res, "provenance");
+    json_t *srv = json_is_object(had) ? json_object_get(had, "servers") : NULL;
+    if (srv && json_is_object(c->prov))
+        json_object_set(c->prov, "servers", srv);
     json_object_set(res, "provenance", c->prov);
     json_object_set(res, "verification", c->verification);
     if (runlog_write(&c->r, c->forked, c->released ? c->t0 : 0, c->t0_wall, c->run_id, res, err,
