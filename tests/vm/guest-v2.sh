@@ -223,7 +223,7 @@ rmdir $CG/ctr-1/init $CG/ctr-1 2>/dev/null
 check "container: nothing left of /ctr-1" [ ! -d $CG/ctr-1 ]
 
 # ---- a real two-node machine: topology and --placement numa ---------------------------------
-# qemu gives this VM 2 sockets x 2 cores and two NUMA nodes (CPUs 0-1 and 2-3, 512 MiB each).
+# qemu gives this VM 2 sockets x 1 core and two NUMA nodes (CPU 0 and CPU 1, 512 MiB each).
 # The kernel's own answers are the oracles: lscpu for the topology, each node's cpulist for
 # the CPUs a numa placement must give, the workers' /proc/PID/status read from here.
 norm() { # renumber columns 2.. of "cpu,a,b,c" lines by first appearance (lscpu's logical ids)
