@@ -392,9 +392,18 @@ static int drives_of(const struct config *cfg, struct drive *dr, int max, FILE *
                         reason[0] ? reason : "no block device found under sysfs");
                 continue;
             }
-            for (int j = 0; j < d->ndevs; j++)
-                snprintf(d->key + strlen(d->key), sizeof d->key - strlen(d->key), "%s%s",
-                         j ? "+" : "", d->devs[j].name);
+            /* key = the leaf devices joined by '+' (appended piece by piece:
+             * a name can never overlap the key it is written into) */
+            size_t kl = strlen(d->key);
+            for (int j = 0; j < d->ndevs && kl + 1 < sizeof d->key; j++) {
+                const char *nm = d->devs[j].name;
+                if (j)
+                    d->key[kl++] = '+';
+                size_t nl = strnlen(nm, sizeof d->key - 1 - kl);
+                memcpy(d->key + kl, nm, nl);
+                kl += nl;
+                d->key[kl] = 0;
+            }
             int dup = 0;
             for (int j = 0; j < n && !dup; j++)
                 dup = !strcmp(dr[j].key, d->key);

@@ -121,7 +121,10 @@ rc=$?
 check_eq "io_uring refused: search still exits 0" 0 "$rc"
 check "io_uring refused: the same counts as with io_uring" test -n "$want" -a "$want" = "$got"
 check_eq "io_uring refused: said once" 1 "$(grep -c 'searching with the pread reader' "$TMP/nouring.err")"
-check_contains "io_uring refused: and why" "Operation not permitted" "$(cat "$TMP/nouring.err")"
+# EPERM from the filter; under qemu-user (make test-arm64) io_uring is not emulated at all and
+# the kernel's ENOSYS comes first: either way the reason is said.
+check "io_uring refused: and why ($(head -c 300 "$TMP/nouring.err"))" \
+    grep -qE 'Operation not permitted|Function not implemented' "$TMP/nouring.err"
 
 # The real trees, when fetched (inside a git checkout: tell rg to ignore .gitignore).
 if [ "$REAL" != none ]; then
