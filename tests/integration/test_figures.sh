@@ -124,8 +124,16 @@ warm=$(jq_ .windows.s3.served_from_disk "$TMP/c3/result.json")
 check "cold: the S3 window read far more from the disk ($(jq_ .windows.s3.served_from_disk "$R")) than warm ($warm)" \
     jq -e --argjson w "$warm" '.windows.s3.served_from_disk > 0.25 and .windows.s3.served_from_disk > 10 * $w' "$R"
 check "cold: storage figures for the run" jq -e '.storage.dataset_bytes > 0 and .storage.dataset_to_memory > 0 and .storage.served_from_disk != null' "$R"
-out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$HARNESS" --containers 1 --profile tiny --cache cold --out "$TMP/nr" 2>&1)
+# As nobody, from a copy it can read wherever the repository is (a clone in /root, 0700, or in
+# a mktemp directory is not readable by another user: the run would stop at the patterns).
+PUB=$(mktemp -d /tmp/aops-nr.XXXXXX)
+chmod 755 "$PUB"
+install -m 755 "$HARNESS" "$PUB/harness"
+install -m 644 "$ROOT/corpus/patterns" "$PUB/patterns"
+out=$(cd "$PUB" && setpriv --reuid=65534 --regid=65534 --clear-groups "$PUB/harness" --containers 1 --profile tiny \
+    --cache cold --patterns "$PUB/patterns" --out "$PUB/nr" 2>&1)
 rc=$?
+rm -rf "$PUB"
 check_eq "cold without root: exit 2" 2 $rc
 check_contains "cold without root: one clear line" "--cache cold needs root" "$out"
 check_eq "cold without root: one line" 1 "$(printf '%s\n' "$out" | wc -l)"
