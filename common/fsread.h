@@ -12,6 +12,17 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* sysfs entry names such as cpu12 or node3: s (what follows the prefix) is
+ * a non-empty run of decimal digits. */
+static inline int fs_is_index(const char *s) {
+    if (!*s)
+        return 0;
+    for (; *s; s++)
+        if (*s < '0' || *s > '9')
+            return 0;
+    return 1;
+}
+
 /* Join sysroot and an absolute path ("/proc/stat") into out. Returns out,
  * or NULL when the result would not fit. */
 char *sysroot_path(char *out, size_t size, const char *sysroot, const char *path);

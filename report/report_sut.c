@@ -30,6 +30,14 @@ static const char *s_or(const json_t *o, const char *path, const char *dflt) {
     return s && *s ? s : dflt;
 }
 
+/* A drive's or NIC's PCIe link and NUMA node, where known. */
+static void add_link(struct sut_row *r, const json_t *d) {
+    if (jstr(d, "pcie_link_speed"))
+        add(r, ", %s x%g", jstr(d, "pcie_link_speed"), jnum(d, "pcie_link_width"));
+    if (!isnan(jnum(d, "numa_node")))
+        add(r, ", node %g", jnum(d, "numa_node"));
+}
+
 static struct sut_row *row(struct sut_row *rows, size_t *n, size_t max, const char *key,
                            const char *label) {
     if (*n >= max)
@@ -238,10 +246,7 @@ size_t sut_rows(const json_t *res, struct sut_row *rows, size_t max) {
             bytes(sz, sizeof sz, jnum(d, "size_bytes"));
             add(r, "%s%s: %s, firmware %s, %s", i ? "; " : "", s_or(d, "name", "?"),
                 s_or(d, "model", "no model"), s_or(d, "firmware", "–"), sz);
-            if (jstr(d, "pcie_link_speed"))
-                add(r, ", %s x%g", jstr(d, "pcie_link_speed"), jnum(d, "pcie_link_width"));
-            if (!isnan(jnum(d, "numa_node")))
-                add(r, ", node %g", jnum(d, "numa_node"));
+            add_link(r, d);
         }
         if (!json_array_size(json_object_get(sys, "disks")))
             add(r, "–");
@@ -253,10 +258,7 @@ size_t sut_rows(const json_t *res, struct sut_row *rows, size_t max) {
             add(r, "%s%s: %s", i ? "; " : "", s_or(d, "name", "?"), s_or(d, "driver", "no driver"));
             if (!isnan(jnum(d, "speed_mbps")))
                 add(r, ", %g Gb/s", jnum(d, "speed_mbps") / 1000);
-            if (jstr(d, "pcie_link_speed"))
-                add(r, ", %s x%g", jstr(d, "pcie_link_speed"), jnum(d, "pcie_link_width"));
-            if (!isnan(jnum(d, "numa_node")))
-                add(r, ", node %g", jnum(d, "numa_node"));
+            add_link(r, d);
         }
         if (!json_array_size(json_object_get(sys, "nics")))
             add(r, "–");

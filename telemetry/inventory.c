@@ -79,15 +79,6 @@ static void count_pairs(struct pair *p, int n, int *sockets, int *cores) {
     *sockets = s, *cores = c;
 }
 
-static int is_num(const char *s) {
-    if (!*s)
-        return 0;
-    for (; *s; s++)
-        if (*s < '0' || *s > '9')
-            return 0;
-    return 1;
-}
-
 /* sysfs topology: cpuN/topology/{physical_package_id,core_id}. Used when
  * cpuinfo has no "physical id" (ARM, some hypervisors). */
 static void cpu_from_sysfs(const char *root, struct cpu_info *ci) {
@@ -101,7 +92,7 @@ static void cpu_from_sysfs(const char *root, struct cpu_info *ci) {
         return;
     struct dirent *e;
     while ((e = readdir(d))) {
-        if (strncmp(e->d_name, "cpu", 3) != 0 || !is_num(e->d_name + 3))
+        if (strncmp(e->d_name, "cpu", 3) != 0 || !fs_is_index(e->d_name + 3))
             continue;
         uint64_t pkg, core;
         snprintf(p, sizeof p, "%s/%s/topology/physical_package_id", dir, e->d_name);
@@ -483,7 +474,7 @@ static int count_numbered(const char *root, const char *rel, const char *prefix)
         return -1;
     struct dirent *e;
     while ((e = readdir(d)))
-        n += strncmp(e->d_name, prefix, len) == 0 && is_num(e->d_name + len);
+        n += strncmp(e->d_name, prefix, len) == 0 && fs_is_index(e->d_name + len);
     closedir(d);
     return n;
 }
@@ -552,7 +543,7 @@ static void governor_warning(const char *root, json_t *warnings) {
     DIR *d = sysroot_path(dir, sizeof dir, root, "/sys/devices/system/cpu") ? opendir(dir) : NULL;
     struct dirent *e;
     while (d && (e = readdir(d))) {
-        if (strncmp(e->d_name, "cpu", 3) != 0 || !is_num(e->d_name + 3))
+        if (strncmp(e->d_name, "cpu", 3) != 0 || !fs_is_index(e->d_name + 3))
             continue;
         snprintf(path, sizeof path, "%s/%s/cpufreq/scaling_governor", dir, e->d_name);
         if (fs_read_str(path, buf, sizeof buf) < 0)

@@ -42,15 +42,6 @@ static int rd_set(const char *root, const char *rel, struct cpuset *out) {
     return cpuset_parse(buf, out);
 }
 
-static int is_num(const char *s) {
-    if (!*s)
-        return 0;
-    for (; *s; s++)
-        if (*s < '0' || *s > '9')
-            return 0;
-    return 1;
-}
-
 /* The online CPUs: cpu/online, else every cpuN whose cpuN/online is not 0. */
 static void read_online(const char *root, struct cpuset *on) {
     char dir[PATH_MAX];
@@ -60,7 +51,7 @@ static void read_online(const char *root, struct cpuset *on) {
     DIR *d = sysroot_path(dir, sizeof dir, root, "/sys/devices/system/cpu") ? opendir(dir) : NULL;
     struct dirent *e;
     while (d && (e = readdir(d))) {
-        if (strncmp(e->d_name, "cpu", 3) || !is_num(e->d_name + 3))
+        if (strncmp(e->d_name, "cpu", 3) || !fs_is_index(e->d_name + 3))
             continue;
         char rel[128];
         snprintf(rel, sizeof rel, "/sys/devices/system/cpu/%s/online", e->d_name);
@@ -148,7 +139,7 @@ static void read_nodes(const char *root, struct topology *t) {
     DIR *d = sysroot_path(dir, sizeof dir, root, "/sys/devices/system/node") ? opendir(dir) : NULL;
     struct dirent *e;
     while (d && (e = readdir(d)))
-        if (!strncmp(e->d_name, "node", 4) && is_num(e->d_name + 4) && n < TOPO_MAX_NODES)
+        if (!strncmp(e->d_name, "node", 4) && fs_is_index(e->d_name + 4) && n < TOPO_MAX_NODES)
             ids[n++] = atoi(e->d_name + 4);
     if (d)
         closedir(d);
