@@ -97,7 +97,7 @@ OBJS     := $(LIBSRCS:%.c=$(B)/rel/%.o)
 ASANOBJS := $(LIBSRCS:%.c=$(B)/asan/%.o)
 UNITBINS := $(TESTS:tests/unit/%.c=$(B)/asan/tests/%)
 
-.PHONY: all asan test-arm64 bench-build setup demo test test-corpus test-v2 unit integration format clean stack-up stack-down
+.PHONY: all asan test-arm64 bench-build fuzz fuzz-build setup demo test test-corpus test-v2 unit integration format clean stack-up stack-down
 all: $(HARNESS_BIN)
 
 $(HARNESS_BIN): $(B)/rel/cmd/main.o $(B)/rel/libaops.a
@@ -133,6 +133,36 @@ endif
 $(B)/asan/tests/%: tests/unit/%.c tests/unit/unit.h $(B)/asan/libaops.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SAN) $(LAYERS:%=-I%) -o $@ $< $(B)/asan/libaops.a $(LDLIBS)
+
+# Fuzzing (tests/fuzz/, README "Fuzzing"): each parser of input the harness does
+# not control has a libFuzzer target, built with Debian's clang and its
+# sanitizers. The library is compiled again for it with coverage
+# instrumentation (-fsanitize=fuzzer-no-link) into build/fuzz, apart from the
+# gcc builds. `make fuzz FUZZ_SECONDS=N` runs every target N seconds (make
+# test: 10 s each); a crash's input is written to build/fuzz/crashes/.
+FUZZ_CC   ?= $(firstword $(shell command -v clang-14 clang 2>/dev/null) clang)
+FUZZ_SECONDS ?= 60
+FUZZFLAGS := -O1 -g -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -pthread \
+             $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) -fno-omit-frame-pointer \
+             -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZSRCS  := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZOBJS  := $(LIBSRCS:%.c=build/fuzz/obj/%.o)
+FUZZBINS  := $(FUZZSRCS:tests/fuzz/%.c=build/fuzz/%)
+
+fuzz-build: $(FUZZBINS)
+
+fuzz: fuzz-build
+	tests/fuzz/run $(FUZZ_SECONDS)
+
+build/fuzz/obj/%.o: %.c $(wildcard */*.h workloads/*/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+build/fuzz/libaops.a: $(FUZZOBJS)
+	@rm -f $@; ar rcs $@ $^
+
+build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h build/fuzz/libaops.a
+	$(FUZZ_CC) $(FUZZFLAGS) -fsanitize=fuzzer $(LAYERS:%=-I%) -o $@ $< build/fuzz/libaops.a $(LDLIBS)
 
 # The benchmarks' C drivers (bench/), built against the library with the
 # layers' include paths: `make test` builds them too, so a moved header can
@@ -173,7 +203,7 @@ demo:
 # checks (seconds).
 test:
 	scripts/setup --tests
-	$(MAKE) harness asan bench-build
+	$(MAKE) harness asan bench-build fuzz-build
 	tests/run
 
 # The aarch64 build's tests under qemu-user (tests/arm64/run; README "Arm"): unit tests,

@@ -89,8 +89,12 @@ int oplog_read(const char *path, struct oplog_header *h, struct oplog_rec **recs
         goto out;
     }
     h->run_id[sizeof h->run_id - 1] = 0;
-    uint64_t have = ((uint64_t)st.st_size - OPLOG_HEADER_SIZE) / sizeof(struct oplog_rec);
-    if ((uint64_t)st.st_size != OPLOG_HEADER_SIZE + h->records * sizeof(struct oplog_rec)) {
+    /* The count is checked against what the file holds before it is multiplied by
+     * anything: a header claiming 2^59+1 records would wrap records*32 to a size that
+     * matches a short file. */
+    uint64_t body = (uint64_t)st.st_size - OPLOG_HEADER_SIZE; /* fread above: >= 512 */
+    uint64_t have = body / sizeof(struct oplog_rec);
+    if (h->records != have || body % sizeof(struct oplog_rec) != 0) {
         snprintf(err, errlen,
                  "%s is truncated or padded: its header says %llu records, the file holds %llu "
                  "(%lld bytes)",
