@@ -121,8 +121,11 @@ int rerun_main(int argc, char **argv, const struct result_exports *ex) {
         av[n++] = out;
     }
     fprintf(stderr, "harness rerun: %s again into %s:", dir, out);
-    for (int k = 1; k < n; k++)
-        fprintf(stderr, " %s", av[k]);
+    for (int k = 1; k < n; k++) { /* one line: a control character in a value as '?' */
+        fputc(' ', stderr);
+        for (const char *p = av[k]; *p; p++)
+            fputc((unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p, stderr);
+    }
     fputc('\n', stderr);
     int rc = run_main(n, av, ex);
     snprintf(path, sizeof path, "%s/result.json", out);

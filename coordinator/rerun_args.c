@@ -160,8 +160,16 @@ void rerun_args_free(struct rerun_args *ra) {
     memset(ra, 0, sizeof *ra);
 }
 
+/* What a refusal quotes from the file: at most 64 bytes, a control
+ * character as '?', so the refusal stays one line whatever the file holds
+ * (the fuzzer found an option name with a newline in it). */
 static int fail(struct rerun_args *ra, char *err, size_t errlen, const char *fmt, const char *a) {
-    snprintf(err, errlen, fmt, a);
+    char q[129];
+    size_t n = 0;
+    for (; a[n] && n < sizeof q - 1; n++)
+        q[n] = (unsigned char)a[n] < 0x20 || a[n] == 0x7f ? '?' : a[n];
+    q[n] = 0;
+    snprintf(err, errlen, fmt, q);
     rerun_args_free(ra);
     return -1;
 }
@@ -189,14 +197,14 @@ int rerun_args_from_result(const json_t *result, struct rerun_args *ra, char *er
         const struct rerun_opt *o = lookup(name, strlen(name));
         if (!s)
             return fail(ra, err, errlen,
-                        "provenance.invocation.environment_options.%.64s is not a string", name);
+                        "provenance.invocation.environment_options.%s is not a string", name);
         if (!o || o->flag)
             return fail(ra, err, errlen,
                         "provenance.invocation.environment_options names an option rerun does "
-                        "not know: '%.64s'",
+                        "not know: '%s'",
                         name);
         if (strlen(s) > MAX_VALUE)
-            return fail(ra, err, errlen, "the value of --%.64s is too long", name);
+            return fail(ra, err, errlen, "the value of --%s is too long", name);
         if (s[0] && take(ra, o, s) != 0)
             return fail(ra, err, errlen, "%s", "out of memory");
     }
@@ -209,17 +217,16 @@ int rerun_args_from_result(const json_t *result, struct rerun_args *ra, char *er
         }
         if (strncmp(a, "--", 2) || !a[2])
             return fail(ra, err, errlen,
-                        "provenance.invocation.argv holds '%.64s', not an option rerun knows", a);
+                        "provenance.invocation.argv holds '%s', not an option rerun knows", a);
         const char *eq = strchr(a + 2, '='), *val = eq ? eq + 1 : NULL;
         const struct rerun_opt *o = lookup(a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2));
         if (!o)
-            return fail(ra, err, errlen, "the result names an option rerun does not know: '%.64s'",
-                        a);
+            return fail(ra, err, errlen, "the result names an option rerun does not know: '%s'", a);
         if (o->flag && val)
-            return fail(ra, err, errlen, "the result gives a value to the flag '%.64s'", a);
+            return fail(ra, err, errlen, "the result gives a value to the flag '%s'", a);
         if (!o->flag && !val) {
             if (++i >= json_array_size(rec))
-                return fail(ra, err, errlen, "the result names '%.64s' with no value after it", a);
+                return fail(ra, err, errlen, "the result names '%s' with no value after it", a);
             if (!(val = json_string_value(json_array_get(rec, i)))) {
                 char idx[32];
                 snprintf(idx, sizeof idx, "%zu", i);
@@ -227,7 +234,7 @@ int rerun_args_from_result(const json_t *result, struct rerun_args *ra, char *er
             }
         }
         if (val && strlen(val) > MAX_VALUE)
-            return fail(ra, err, errlen, "the value of '%.64s' is too long", a);
+            return fail(ra, err, errlen, "the value of '%s' is too long", a);
         if (take(ra, o, val) != 0)
             return fail(ra, err, errlen, "%s", "out of memory");
     }
