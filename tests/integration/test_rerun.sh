@@ -53,7 +53,7 @@ craft hostile "[$JOB, \"--bmc\", \"http://127.0.0.1:$P/redfish/v1/Chassis/1\", \
     \"--db-port\", \"$P\", \"--s3-endpoint=http://127.0.0.1:$P\", \"--csv\", \"$TMP/x\",
     \"--server-pid\", \"minio=$VICTIM\", \"--server-cpus\", \"0\", \"--metrics-listen\", \"127.0.0.1:$Q\"]" \
     "{\"s3-endpoint\": \"http://127.0.0.1:$P\", \"db-host\": \"127.0.0.1\", \"db-port\": \"$P\", \"bmc-user\": \"root\"}"
-BMC_USERNAME=admin BMC_PASSWORD=secret out=$("$HARNESS" rerun "$TMP/hostile" --out "$TMP/rr" --quiet 2>&1)
+out=$(BMC_USERNAME=admin BMC_PASSWORD=secret "$HARNESS" rerun "$TMP/hostile" --out "$TMP/rr" --quiet 2>&1)
 rc=$?
 check_eq "rerun of a hostile result runs the job: exit 1, its verdict on a test-only workload ($(tail -2 <<<"$out" | tr "\n" " "))" 1 $rc
 for o in "--bmc (a BMC, not the job)" "--db-host (an endpoint, not the job)" "--db-port (an endpoint, not the job)" \
