@@ -1,18 +1,25 @@
 /* rerun.c -- `harness rerun RUN_DIR [options]`: the same job again, as the
- * result records it (provenance.invocation): the options as given, and
- * every option the environment had set, given explicitly this time (the
- * endpoint, the database, the socket); secrets come from the environment
- * as always. Options after RUN_DIR are added last (they win: --out, --sign).
+ * result records it (provenance.invocation). The result may come from
+ * anyone, so only the options that define the job are replayed
+ * (rerun_args.c holds the allow-list); endpoints, credentials, BMCs,
+ * output paths, keys and this host's PIDs and CPU pins are the auditor's
+ * own: their environment, or options after RUN_DIR, which are added last
+ * (they win: --out, --sign) and are not filtered. What it will run is
+ * printed before it runs.
  * Then the two AOPS side by side: MLPerf's auditors call results within
  * 2 % the same, and `harness compare` shows the rest. */
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../common/json.h"
 #include "commands.h"
+#include "rerun_args.h"
 
 #ifndef AOPS_COMMIT
 #define AOPS_COMMIT "unknown"
@@ -20,16 +27,25 @@
 
 #define REPLICATION_BAR 0.02
 
-/* Options whose recorded value must not be given again: where the result
- * went, and a start time that has passed. */
-static int dropped(const char *a) {
-    static const char *const drop[] = {"--out", "--start-at", "--results-url", "--sign"};
-    for (size_t i = 0; i < sizeof drop / sizeof drop[0]; i++) {
-        size_t l = strlen(drop[i]);
-        if (!strncmp(a, drop[i], l) && (a[l] == 0 || a[l] == '='))
-            return a[l] == 0 ? 2 : 1; /* 2: its value is the next argument */
+/* result.json, refused with one line unless it is a regular file of
+ * sane size (a FIFO or /dev/zero there must not hang the auditor). */
+static json_t *load_result(const char *path) {
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (64 << 20)) {
+        fprintf(stderr, "harness rerun: %s: %s\n", path,
+                fd < 0 ? "cannot open it (missing, or a symbolic link)"
+                       : "not a regular file of at most 64 MiB");
+        if (fd >= 0)
+            close(fd);
+        return NULL;
     }
-    return 0;
+    json_error_t je;
+    json_t *j = json_loadfd(fd, 0, &je);
+    close(fd);
+    if (!j)
+        fprintf(stderr, "harness rerun: %s: %s\n", path, je.text);
+    return j;
 }
 
 int rerun_main(int argc, char **argv, const struct result_exports *ex) {
@@ -45,12 +61,9 @@ int rerun_main(int argc, char **argv, const struct result_exports *ex) {
     const char *dir = argv[1];
     char path[4200];
     snprintf(path, sizeof path, "%s/result.json", dir);
-    json_error_t je;
-    json_t *old = json_load_file(path, 0, &je);
-    if (!old) {
-        fprintf(stderr, "harness rerun: %s: %s\n", path, je.text);
+    json_t *old = load_result(path);
+    if (!old)
         return 2;
-    }
     const json_t *inv = jget(old, "provenance.invocation");
     if (json_object_get(old, "merge") || json_object_get(old, "shard")) {
         fprintf(stderr,
@@ -72,39 +85,26 @@ int rerun_main(int argc, char **argv, const struct result_exports *ex) {
     if (was && strcmp(was, AOPS_COMMIT))
         fprintf(stderr, "harness rerun: note: %s was made by commit %.12s, this harness is %.12s\n",
                 dir, was, AOPS_COMMIT);
-    const json_t *rec = json_object_get(inv, "argv"),
-                 *env = json_object_get(inv, "environment_options");
-    size_t cap = 4 + 2 * json_object_size(env) + json_array_size(rec) + (size_t)argc;
-    char **av = calloc(cap, sizeof *av), out[4200] = "";
-    char **owned = calloc(cap, sizeof *owned); /* what av holds that is ours to free */
-    int n = 0, nown = 0;
-    if (!av || !owned) {
+    struct rerun_args ra;
+    char err[512];
+    if (rerun_args_from_result(old, &ra, err, sizeof err) != 0) {
+        fprintf(stderr, "harness rerun: %s: %s; nothing run\n", path, err);
+        json_decref(old);
+        return 2;
+    }
+    for (int k = 0; k < ra.ndropped; k++)
+        fprintf(stderr, "%s\n", ra.dropped[k]);
+    char **av = calloc(4 + (size_t)ra.argc + (size_t)argc, sizeof *av), out[4200] = "";
+    int n = 0;
+    if (!av) {
         fprintf(stderr, "harness rerun: out of memory\n");
-        free(av);
-        free(owned);
+        rerun_args_free(&ra);
         json_decref(old);
         return 2;
     }
     av[n++] = "run";
-    const char *name;
-    json_t *v;
-    json_object_foreach((json_t *)env, name, v) {
-        if (!json_string_value(v)[0])
-            continue;
-        char opt[256];
-        snprintf(opt, sizeof opt, "--%s", name);
-        av[n++] = owned[nown++] = strdup(opt);
-        av[n++] = (char *)json_string_value(v);
-    }
-    size_t i;
-    for (i = 0; i < json_array_size(rec); i++) {
-        const char *a = json_string_value(json_array_get(rec, i));
-        int d = a ? dropped(a) : 1;
-        if (d == 2)
-            i++;
-        else if (!d)
-            av[n++] = (char *)a;
-    }
+    for (int k = 0; k < ra.argc; k++)
+        av[n++] = ra.argv[k];
     for (int k = 2; k < argc; k++) {
         av[n++] = argv[k];
         if (!strcmp(argv[k], "--out") && k + 1 < argc)
@@ -121,8 +121,11 @@ int rerun_main(int argc, char **argv, const struct result_exports *ex) {
         av[n++] = out;
     }
     fprintf(stderr, "harness rerun: %s again into %s:", dir, out);
-    for (int k = 1; k < n; k++)
-        fprintf(stderr, " %s", av[k]);
+    for (int k = 1; k < n; k++) { /* one line: a control character in a value as '?' */
+        fputc(' ', stderr);
+        for (const char *p = av[k]; *p; p++)
+            fputc((unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p, stderr);
+    }
     fputc('\n', stderr);
     int rc = run_main(n, av, ex);
     snprintf(path, sizeof path, "%s/result.json", out);
@@ -134,9 +137,7 @@ int rerun_main(int argc, char **argv, const struct result_exports *ex) {
                b, a, b / a, fabs(b / a - 1) <= REPLICATION_BAR ? "within" : "NOT within",
                fabs(b / a - 1) <= REPLICATION_BAR ? "replicated" : "not replicated", dir, out);
     json_decref(now);
-    for (int k = 0; k < nown; k++)
-        free(owned[k]);
-    free(owned);
+    rerun_args_free(&ra);
     free(av);
     json_decref(old);
     return rc;

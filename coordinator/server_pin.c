@@ -8,22 +8,42 @@
  * thread that starts them. The processes are the server's cgroup's
  * cgroup.procs (scripts/stack puts each server in one), else the process
  * tree of its pid. A server that cannot be found is one line before
- * anything starts: the run would otherwise not be what it says. */
+ * anything starts: the run would otherwise not be what it says.
+ *
+ * A pid named on the command line or read from the stack's pid file may be
+ * anything, so a process is pinned only when its /proc/PID/exe or comm is
+ * the server named (minio; mariadbd or mysqld), and never PID 1 or the
+ * harness's own tree (itself, its ancestors, its descendants). Before
+ * anything is pinned, each process's own affinity and start time (field 22
+ * of /proc/PID/stat) go into <stack dir>/server-pins.json: the teardown
+ * (also after Ctrl-C or SIGTERM, which the coordinator takes from its
+ * signalfd) gives them back and removes it; when the coordinator was
+ * killed, the next run finds it and gives back what it records, to the
+ * processes that still have that start time (a pid reused since is left
+ * alone), and says so in one line. */
 #include "server_pin.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "../common/cpulist.h"
+#include "../workloads/stack_state.h"
+
+#define PINS_FILE "server-pins.json"
+#define PINS_MAX_BYTES (4 << 20)
 
 struct pinned {
     int pid;
-    cpu_set_t *orig; /* its main thread's affinity before the run */
+    unsigned long long start; /* /proc/PID/stat field 22: tells a reused pid apart */
+    const char *server;       /* "minio" (the workload's, static) */
+    cpu_set_t *orig;          /* its main thread's affinity before the run */
 };
 
 struct server_pin {
@@ -32,7 +52,101 @@ struct server_pin {
     size_t setsize;
     json_t *servers; /* name -> {source, processes, threads} */
     char cpus[1024];
+    char state[4300]; /* <stack dir>/server-pins.json */
 };
+
+/* Field 22 of /proc/PID/stat (start time, clock ticks after boot), or 0
+ * when the process is gone. Fields are counted after the last ')': comm
+ * may hold spaces and parentheses. */
+static unsigned long long start_time(int pid) {
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    FILE *f = fopen(path, "re");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = 0;
+    char *p = strrchr(buf, ')');
+    if (!p)
+        return 0;
+    p++;
+    for (int field = 2; field < 21 && p; field++) /* then p is before field+1 */
+        p = strchr(p + 1, ' ');
+    return p ? strtoull(p + 1, NULL, 10) : 0;
+}
+
+static int parent_of(int pid) {
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    FILE *f = fopen(path, "re");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = 0;
+    char *p = strrchr(buf, ')');
+    int ppid = 0;
+    return p && sscanf(p + 1, " %*c %d", &ppid) == 1 ? ppid : 0;
+}
+
+static void tree(int pid, int **pids, unsigned *n);
+
+/* 1 when pid is the harness, one of its ancestors or one of its descendants. */
+static int own_tree(int pid) {
+    for (int a = getpid(), k = 0; a > 0 && k < 4096; a = parent_of(a), k++)
+        if (a == pid)
+            return 1;
+    int *d = NULL;
+    unsigned n = 0, mine = 0;
+    tree(getpid(), &d, &n);
+    for (unsigned i = 0; i < n; i++)
+        mine |= d[i] == pid;
+    free(d);
+    return (int)mine;
+}
+
+/* The names a server's process goes by. */
+static int name_is(const char *server, const char *name) {
+    if (!strcmp(server, "mariadb"))
+        return !strcmp(name, "mariadbd") || !strcmp(name, "mysqld");
+    return !strcmp(server, name);
+}
+
+/* 0 when pid may be pinned as server; -1 with why (one line). */
+static int pinnable(int pid, const char *server, char *why, size_t wlen) {
+    if (pid == 1) {
+        snprintf(why, wlen, "PID 1 is the init process, never %s; refused", server);
+        return -1;
+    }
+    if (own_tree(pid)) {
+        snprintf(why, wlen, "PID %d is the harness itself, an ancestor or a child of it; refused",
+                 pid);
+        return -1;
+    }
+    char path[64], exe[4096] = "", comm[64] = "";
+    snprintf(path, sizeof path, "/proc/%d/exe", pid);
+    ssize_t n = readlink(path, exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = 0;
+    char *del = strstr(exe, " (deleted)");
+    if (del)
+        *del = 0;
+    const char *base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
+    snprintf(path, sizeof path, "/proc/%d/comm", pid);
+    FILE *f = fopen(path, "re");
+    if (f) {
+        if (!fgets(comm, sizeof comm, f))
+            comm[0] = 0;
+        fclose(f);
+    }
+    comm[strcspn(comm, "\n")] = 0;
+    if (!comm[0] && !exe[0]) {
+        snprintf(why, wlen, "no process %d", pid);
+        return -1;
+    }
+    if (name_is(server, base) || name_is(server, comm))
+        return 0;
+    snprintf(why, wlen, "PID %d is %.64s, not %s; refused", pid, comm[0] ? comm : base, server);
+    return -1;
+}
 
 static const struct server_override *override_of(const struct config *cfg, const char *name) {
     for (unsigned i = 0; i < cfg->nserver_over; i++)
@@ -83,13 +197,15 @@ static void cgroup_procs(const char *dir, int **pids, unsigned *n) {
         fclose(f);
 }
 
-/* The processes of server `name`: 0 with *pids (malloc'd), or -1 with why. */
+/* The processes of server `name`: 0 with *pids (malloc'd), or -1 with why
+ * (not found), or -2 with why (found, and not to be pinned). */
 static int find_server(const struct config *cfg, const struct workload *w, int **pids, unsigned *n,
                        char *source, size_t slen, char *why, size_t wlen) {
     const struct server_override *o = override_of(cfg, w->server_name);
     struct wl_server ws;
     memset(&ws, 0, sizeof ws);
     struct stat st;
+    int from_tree = 1; /* else a cgroup's processes */
     *pids = NULL;
     *n = 0;
     if (o && o->pid) {
@@ -102,12 +218,14 @@ static int find_server(const struct config *cfg, const struct workload *w, int *
             return -1;
         }
         cgroup_procs(o->cgroup, pids, n);
+        from_tree = 0;
         snprintf(source, slen, "--server-cgroup %s=%s", w->server_name, o->cgroup);
     } else if (!w->server_locate || w->server_locate(cfg, &ws) != 0) {
         snprintf(why, wlen, "%s", ws.unavailable[0] ? ws.unavailable : "not located");
         return -1;
     } else if (ws.cgroup[0]) {
         cgroup_procs(ws.cgroup, pids, n);
+        from_tree = 0;
         snprintf(source, slen, "%s (cgroup %s)", ws.source, ws.cgroup);
     } else {
         tree(ws.pid, pids, n);
@@ -118,6 +236,20 @@ static int find_server(const struct config *cfg, const struct workload *w, int *
         free(*pids);
         *pids = NULL;
         return -1;
+    }
+    /* A tree is named by its root: that one must be the server; a cgroup's
+     * processes each; none may be PID 1 or the harness's own. */
+    for (unsigned k = 0; k < *n; k++) {
+        int p = (*pids)[k];
+        char bad[512];
+        if ((k == 0 || !from_tree || p == 1 || own_tree(p)) &&
+            pinnable(p, w->server_name, bad, sizeof bad) != 0) {
+            snprintf(why, wlen, "%s: %s", source, bad);
+            free(*pids);
+            *pids = NULL;
+            *n = 0;
+            return -2;
+        }
     }
     return 0;
 }
@@ -137,8 +269,123 @@ static int pin_threads(int pid, size_t setsize, const cpu_set_t *mask) {
     return k;
 }
 
+/* <stack dir>/server-pins.json: what the teardown, or the next run, gives
+ * back. Written whole (a temporary file renamed over it) before the pins. */
+static int state_write(const struct server_pin *sp, char *err, size_t errlen) {
+    json_t *pins = json_array();
+    for (unsigned i = 0; i < sp->np; i++) {
+        json_t *cpus = json_array();
+        for (int c = 0; c < CPUSET_MAX; c++)
+            if (CPU_ISSET_S((size_t)c, sp->setsize, sp->p[i].orig))
+                json_array_append_new(cpus, json_integer(c));
+        json_array_append_new(pins, json_pack("{s:i, s:I, s:s, s:o}", "pid", sp->p[i].pid, "start",
+                                              (json_int_t)sp->p[i].start, "server", sp->p[i].server,
+                                              "cpus", cpus));
+    }
+    json_t *j = json_pack("{s:{s:i, s:I}, s:s, s:o}", "coordinator", "pid", (int)getpid(), "start",
+                          (json_int_t)start_time(getpid()), "cpus", sp->cpus, "pins", pins);
+    char tmp[4400];
+    snprintf(tmp, sizeof tmp, "%s.%d.tmp", sp->state, (int)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    int ok = fd >= 0 && j && json_dumpfd(j, fd, JSON_COMPACT) == 0 && fsync(fd) == 0;
+    int e = errno;
+    if (fd >= 0)
+        close(fd);
+    json_decref(j);
+    if (!ok || rename(tmp, sp->state) != 0) {
+        e = ok ? errno : e;
+        unlink(tmp);
+        snprintf(err, errlen,
+                 "--server-cpus: cannot record the servers' own affinity in %s (%s): nothing "
+                 "pinned",
+                 sp->state, strerror(e));
+        return -1;
+    }
+    return 0;
+}
+
+/* A previous run's record. A run that still lives (its pid with its start
+ * time) holds it: 1, and nothing changed. Else every process it names that
+ * still has its recorded start time, and is still the server, gets its own
+ * affinity back; one line says what was done; the file is removed: 0. */
+static int state_recover(const struct config *cfg, int *holder) {
+    char sd[4200], path[4300];
+    stack_dir(cfg, sd, sizeof sd);
+    snprintf(path, sizeof path, "%s/" PINS_FILE, sd);
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0) {
+        if (errno != ENOENT)
+            fprintf(stderr, "harness: %s: %s; ignored\n", path, strerror(errno));
+        return 0;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > PINS_MAX_BYTES) {
+        fprintf(stderr, "harness: %s is not a plain file of at most 4 MiB; ignored\n", path);
+        close(fd);
+        return 0;
+    }
+    json_error_t je;
+    json_t *j = json_loadfd(fd, 0, &je);
+    close(fd);
+    const json_t *co = json_object_get(j, "coordinator");
+    json_int_t cpid = json_integer_value(json_object_get(co, "pid")),
+               cstart = json_integer_value(json_object_get(co, "start"));
+    if (cpid > 1 && cpid < (1 << 22) && cpid != getpid() && cstart > 0 &&
+        start_time((int)cpid) == (unsigned long long)cstart) {
+        *holder = (int)cpid;
+        json_decref(j);
+        return 1;
+    }
+    unsigned back = 0, left = 0;
+    size_t setsize = CPU_ALLOC_SIZE(CPUSET_MAX);
+    cpu_set_t *mask = CPU_ALLOC(CPUSET_MAX);
+    const json_t *pins = json_object_get(j, "pins");
+    for (size_t i = 0; mask && i < json_array_size(pins); i++) {
+        const json_t *pi = json_array_get(pins, i), *cpus = json_object_get(pi, "cpus");
+        json_int_t pid = json_integer_value(json_object_get(pi, "pid")),
+                   start = json_integer_value(json_object_get(pi, "start"));
+        const char *server = json_string_value(json_object_get(pi, "server"));
+        char why[512];
+        if (pid <= 1 || pid >= (1 << 22) || start <= 0 || !server ||
+            start_time((int)pid) != (unsigned long long)start ||
+            pinnable((int)pid, server, why, sizeof why) != 0) {
+            left++; /* gone, its pid reused, or never a server */
+            continue;
+        }
+        CPU_ZERO_S(setsize, mask);
+        for (size_t k = 0; k < json_array_size(cpus); k++) {
+            json_int_t c = json_integer_value(json_array_get(cpus, k));
+            if (json_is_integer(json_array_get(cpus, k)) && c >= 0 && c < CPUSET_MAX)
+                CPU_SET_S((size_t)c, setsize, mask);
+        }
+        if (CPU_COUNT_S(setsize, mask) && pin_threads((int)pid, setsize, mask) > 0)
+            back++;
+        else
+            left++;
+    }
+    CPU_FREE(mask);
+    if (!j)
+        fprintf(stderr, "harness: %s: %s; removed\n", path, je.text);
+    else
+        fprintf(stderr,
+                "harness: the run (pid %lld) that pinned servers to CPUs %.64s was killed: %u of "
+                "its server processes given their own affinity back, %u gone or their pid "
+                "reused (left alone)\n",
+                (long long)cpid, json_string_value(json_object_get(j, "cpus")) ?: "?", back, left);
+    json_decref(j);
+    unlink(path);
+    return 0;
+}
+
 int server_pin_check(const struct config *cfg, const struct run_layout *lay, char *err,
                      size_t errlen) {
+    int holder = 0;
+    if (state_recover(cfg, &holder) && cfg->server_cpus[0]) {
+        snprintf(err, errlen,
+                 "--server-cpus: another run (pid %d) has the servers pinned; wait for it to end",
+                 holder);
+        return -1;
+    }
     if (!cfg->server_cpus[0])
         return 0;
     for (unsigned w = 0; w < lay->nwl; w++) {
@@ -148,7 +395,12 @@ int server_pin_check(const struct config *cfg, const struct run_layout *lay, cha
         char source[1200], why[1024];
         if (!wl->server_name)
             continue;
-        if (find_server(cfg, wl, &pids, &n, source, sizeof source, why, sizeof why) != 0) {
+        int rc = find_server(cfg, wl, &pids, &n, source, sizeof source, why, sizeof why);
+        if (rc == -2) {
+            snprintf(err, errlen, "--server-cpus: will not pin %s: %s", wl->server_name, why);
+            return -1;
+        }
+        if (rc != 0) {
             snprintf(err, errlen,
                      "--server-cpus: cannot pin %s, it is not found on this host (%s); pass "
                      "--server-pid %s=PID or --server-cgroup %s=PATH, or drop --server-cpus",
@@ -179,6 +431,9 @@ struct server_pin *server_pin_apply(const struct config *cfg, const struct run_l
     for (int c = cpuset_first(&want); c >= 0; c = cpuset_next(&want, c))
         CPU_SET_S((size_t)c, sp->setsize, mask);
     cpuset_format(&want, sp->cpus, sizeof sp->cpus);
+    char sd[4200];
+    stack_dir(cfg, sd, sizeof sd);
+    snprintf(sp->state, sizeof sp->state, "%s/" PINS_FILE, sd);
     sp->servers = json_object();
     for (unsigned w = 0; w < lay->nwl; w++) {
         const struct workload *wl = lay->wl[w];
@@ -194,6 +449,7 @@ struct server_pin *server_pin_apply(const struct config *cfg, const struct run_l
             return NULL;
         }
         int threads = 0;
+        unsigned first = sp->np;
         for (unsigned k = 0; k < n; k++) {
             struct pinned *np = realloc(sp->p, (sp->np + 1) * sizeof *np);
             if (!np)
@@ -201,15 +457,24 @@ struct server_pin *server_pin_apply(const struct config *cfg, const struct run_l
             sp->p = np;
             struct pinned *p = &sp->p[sp->np];
             p->pid = pids[k];
+            p->start = start_time(p->pid);
+            p->server = wl->server_name;
             p->orig = CPU_ALLOC(CPUSET_MAX);
-            if (!p->orig || sched_getaffinity(p->pid, sp->setsize, p->orig) != 0) {
+            if (!p->orig || !p->start || sched_getaffinity(p->pid, sp->setsize, p->orig) != 0) {
                 CPU_FREE(p->orig);
                 continue; /* gone meanwhile */
             }
             sp->np++;
-            threads += pin_threads(p->pid, sp->setsize, mask);
         }
         free(pids);
+        /* recorded first: a coordinator killed from here on is undone by the next run */
+        if (state_write(sp, err, errlen) != 0) {
+            CPU_FREE(mask);
+            server_pin_restore(sp);
+            return NULL;
+        }
+        for (unsigned k = first; k < sp->np; k++)
+            threads += pin_threads(sp->p[k].pid, sp->setsize, mask);
         json_object_set_new(sp->servers, wl->server_name,
                             json_pack("{s:s, s:i, s:i}", "source", source, "processes", (int)n,
                                       "threads", threads));
@@ -230,9 +495,13 @@ void server_pin_restore(struct server_pin *sp) {
     if (!sp)
         return;
     for (unsigned i = 0; i < sp->np; i++) {
-        pin_threads(sp->p[i].pid, sp->setsize, sp->p[i].orig);
+        /* the same process still (not a pid reused after it exited) */
+        if (start_time(sp->p[i].pid) == sp->p[i].start)
+            pin_threads(sp->p[i].pid, sp->setsize, sp->p[i].orig);
         CPU_FREE(sp->p[i].orig);
     }
+    if (sp->state[0])
+        unlink(sp->state);
     free(sp->p);
     json_decref(sp->servers);
     free(sp);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -37,11 +38,18 @@ int db_cold_start(const struct config *cfg, char *note, size_t len) {
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL); /* the server must see its signals */
         setenv("AOPS_STACK_DIR", sd, 1);
-        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-        if (fd >= 0) {
-            dup2(fd, 1);
-            dup2(fd, 2);
+        /* Root writes this log in the stack dir: a symbolic link, a FIFO
+         * or a hard link put there is refused, not followed, and the file
+         * is truncated only once it is known to be a plain one of its own. */
+        int fd = open(log, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+        struct stat lst;
+        if (fd < 0 || fstat(fd, &lst) != 0 || !S_ISREG(lst.st_mode) || lst.st_nlink != 1 ||
+            ftruncate(fd, 0) != 0) {
+            fprintf(stderr, "harness: %s: not a plain file of its own (a link?); refused\n", log);
+            _exit(2);
         }
+        dup2(fd, 1);
+        dup2(fd, 2);
         /* The server outlives this run: it must hold nothing of ours (a
          * flock(1) lock the harness runs under would be held for as long). */
         close_range(3, ~0U, 0);

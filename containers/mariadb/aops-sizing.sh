@@ -21,13 +21,13 @@ die() { echo "aops-sizing: $*" >&2; exit 2; }
 bytes() {
     n=$(printf '%s' "$1" | sed -nE 's/^([0-9]+)([KkMmGgTt]?)(i?[Bb])?$/\1 \2/p')
     [ -n "$n" ] || return 1
-    set -- $n
-    case "${2:-}" in
-    "") echo "$1" ;;
-    [Kk]) echo $(($1 * 1024)) ;;
-    [Mm]) echo $(($1 * 1024 * 1024)) ;;
-    [Gg]) echo $(($1 * 1024 * 1024 * 1024)) ;;
-    [Tt]) echo $(($1 * 1024 * 1024 * 1024 * 1024)) ;;
+    num="${n%% *}" suf="${n#* }"
+    case "$suf" in
+    "") echo "$num" ;;
+    [Kk]) echo $((num * 1024)) ;;
+    [Mm]) echo $((num * 1024 * 1024)) ;;
+    [Gg]) echo $((num * 1024 * 1024 * 1024)) ;;
+    [Tt]) echo $((num * 1024 * 1024 * 1024 * 1024)) ;;
     esac
 }
 
@@ -52,7 +52,7 @@ case "$pool" in
 *%)
     pct="${pool%\%}"
     case "$pct" in ''|*[!0-9]*) die "AOPS_MARIADB_BUFFER_POOL must be a size (8G) or a percentage (25%), got '$pool'" ;; esac
-    [ "$pct" -ge 1 ] && [ "$pct" -le 90 ] || die "AOPS_MARIADB_BUFFER_POOL: $pool is outside 1%..90% of memory"
+    if [ "$pct" -lt 1 ] || [ "$pct" -gt 90 ]; then die "AOPS_MARIADB_BUFFER_POOL: $pool is outside 1%..90% of memory"; fi
     mem=$(memory)
     bp=$((mem * pct / 100))
     ;;
@@ -73,6 +73,6 @@ elif [ -n "${AOPS_CONTAINERS:-}" ]; then
 else
     conn=512
 fi
-[ "$conn" -ge 10 ] && [ "$conn" -le 100000 ] || die "max_connections $conn is outside 10..100000"
+if [ "$conn" -lt 10 ] || [ "$conn" -gt 100000 ]; then die "max_connections $conn is outside 10..100000"; fi
 
 echo "--innodb-buffer-pool-size=$bp --max-connections=$conn"

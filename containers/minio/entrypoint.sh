@@ -25,8 +25,9 @@ for d in "${dirs[@]}"; do
 done
 if [ -n "${AOPS_MINIO_PARITY:-}" ]; then
     [ ${#dirs[@]} -gt 1 ] || die "AOPS_MINIO_PARITY needs several drives in AOPS_MINIO_DATA_DIRS"
-    [[ "$AOPS_MINIO_PARITY" =~ ^[0-9]+$ ]] && [ "$AOPS_MINIO_PARITY" -le $((${#dirs[@]} / 2)) ] ||
+    if ! { [[ "$AOPS_MINIO_PARITY" =~ ^[0-9]+$ ]] && [ "$AOPS_MINIO_PARITY" -le $((${#dirs[@]} / 2)) ]; }; then
         die "AOPS_MINIO_PARITY must be a number of at most $((${#dirs[@]} / 2)) for ${#dirs[@]} drives, got '$AOPS_MINIO_PARITY'"
+    fi
     export MINIO_STORAGE_CLASS_STANDARD="EC:$AOPS_MINIO_PARITY"
 fi
 [ $# -gt 0 ] || set -- --address :9000 --console-address :9001
