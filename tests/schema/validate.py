@@ -6,6 +6,10 @@ any reader's validator calls valid. The schema itself is checked against the 202
 meta-schema first.
 
   validate.py [--schema FILE] [--nulls] RESULT.json...
+  validate.py [--schema FILE] --nullable
+
+--nullable prints every key path where the schema allows null without an x-null-reason, one a
+line (`*` a map's key, `[]` an array's elements).
 
 Prints one line per problem, `FILE: PATH: message` (at most MAX_ERRORS schema errors per file,
 then a count);
@@ -95,9 +99,39 @@ def nulls(schema, node, value, path, parents, out):
             nulls(schema, child(schema, node, i), v, path + [i], parents + [value], out)
 
 
+def nullable(schema):
+    """Every key path where the schema allows null and names no reason key."""
+    out = []
+
+    def walk(node, path, seen):
+        if not isinstance(node, dict):
+            return
+        if "$ref" in node:
+            name = node["$ref"].rsplit("/", 1)[-1]
+            target = schema.get("$defs", {}).get(name)
+            if name in seen or not isinstance(target, dict):
+                return
+            merged = dict(target)
+            merged.update({k: v for k, v in node.items() if k != "$ref"})
+            walk(merged, path, seen | {name})
+            return
+        t = node.get("type", [])
+        if "null" in (t if isinstance(t, list) else [t]) and not node.get("x-null-reason"):
+            out.append(path or ".")
+        for k, v in node.get("properties", {}).items():
+            walk(v, path + "." + k, seen)
+        if isinstance(node.get("additionalProperties"), dict):
+            walk(node["additionalProperties"], path + ".*", seen)
+        if isinstance(node.get("items"), dict):
+            walk(node["items"], path + "[]", seen)
+
+    walk(schema, "", frozenset())
+    return out
+
+
 def main(argv):
     args = argv[1:]
-    schema_file = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "result.schema.json")
+    schema_file = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "result.schema.json"))
     want_nulls = False
     files = []
     while args:
@@ -106,13 +140,15 @@ def main(argv):
             schema_file = args.pop(0)
         elif a == "--nulls":
             want_nulls = True
+        elif a == "--nullable":
+            files.append(None)
         elif a.startswith("--"):
             files = []
             break
         else:
             files.append(a)
     if not files:
-        print("usage: validate.py [--schema FILE] [--nulls] RESULT.json...", file=sys.stderr)
+        print("usage: validate.py [--schema FILE] [--nulls] RESULT.json... | --nullable", file=sys.stderr)
         return 2
     try:
         schema = load(schema_file, schema_file)
@@ -123,6 +159,10 @@ def main(argv):
     except Exception as e:  # jsonschema's SchemaError: the schema breaks the meta-schema
         print("validate.py: %s is not a valid 2020-12 schema: %s" % (schema_file, str(e).splitlines()[0]), file=sys.stderr)
         return 2
+    if None in files:  # --nullable: the schema's own list
+        for p in nullable(schema):
+            print(p)
+        return 0
     validator = Draft202012Validator(schema)
     bad = False
     for f in files:
