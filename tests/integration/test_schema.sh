@@ -2,7 +2,8 @@
 # result.json against result.schema.json, with a real validator (Debian's python3-jsonschema,
 # Draft202012Validator, in tests/schema/validate.py):
 #   - a tiny single run, a --repeat 2 run (the combined result and each run's), two shards of
-#     one fleet run and their merge, all against the real stack: each validates;
+#     one fleet run and their merge, and an invalid result (a shard that missed its start), all
+#     against the real stack: each validates;
 #   - the validator is no rubber stamp: the single run's result with a key of the wrong type, an
 #     unknown top-level key, a fixed key removed, each fails; a file that is not JSON exits 2;
 #   - KNOWN_GAPS below pins today's distance from the contract of issue 37, so that new drift
@@ -53,10 +54,15 @@ check_eq "two shards exit 0 ($(tail -1 "$TMP/s0.log") / $(tail -1 "$TMP/s1.log")
 "$HARNESS" merge "$TMP/s0" "$TMP/s1" --out "$TMP/m" --quiet >"$TMP/m.log" 2>&1
 check_eq "merge of the two exits 0 ($(tail -1 "$TMP/m.log"))" 0 $?
 check "the merged result has two shards" jq -e '.shards | length == 2' "$TMP/m/result.json"
+# An invalid result is a result too: a shard started after its --start-at ends at once.
+"$HARNESS" "${COMMON[@]}" --containers 1 --shard 0/2 --start-at $(($(date +%s) - 5)) --out "$TMP/late" \
+    --quiet >/dev/null 2>&1
+check_eq "a shard after its --start-at: exit 1" 1 $?
+check "... invalid, with its reason" jq -e '.valid == false and (.invalid_reasons[0] | test("^missed start"))' "$TMP/late/result.json"
 
 # One validator run for all of them (each start of python3 and jsonschema costs ~0.3 s here);
 # each line it prints names its file.
-ALL=(one rep rep/runs/1 rep/runs/2 s0 s1 m)
+ALL=(one rep rep/runs/1 rep/runs/2 s0 s1 m late)
 files=()
 for r in "${ALL[@]}"; do files+=("$TMP/$r/result.json"); done
 out=$(/usr/bin/python3 "$V" "${files[@]}" 2>&1)
@@ -145,22 +151,40 @@ spec spec-only slo.met
 spec spec-only slo.spec
 
 # Keys the schema lets be null with no reason key beside them (validate.py --nullable); issue 37:
-# null only where a reason key goes with it.
+# null only where a reason key goes with it. A $defs shape counts once per place it is used.
+null-without-reason .config.corpus
 null-without-reason .config.cpus_per_container
 null-without-reason .config.placement.cores_per_container
 null-without-reason .config.placement.server_cpus
+null-without-reason .config.search_threads
 null-without-reason .containers[].cpus
+null-without-reason .containers[].exit_status
+null-without-reason .containers[].latency_ms_mean.db
+null-without-reason .containers[].latency_ms_mean.s3
+null-without-reason .containers[].latency_ms_mean.search
 null-without-reason .containers[].mems
+null-without-reason .containers[].seconds
+null-without-reason .coordinator.startup_seconds
 null-without-reason .counters.*.branch_mpki
 null-without-reason .counters.*.cache_mpki
 null-without-reason .counters.*.components.*.branch_mpki
 null-without-reason .counters.*.components.*.cache_mpki
 null-without-reason .counters.*.components.*.ipc
 null-without-reason .counters.*.ipc
+null-without-reason .histograms.workloads.*.classes.*.min_ns
+null-without-reason .histograms.workloads.*.latency_ms.min_ns
+null-without-reason .histograms.workloads.*.patterns.aggregate.min_ns
+null-without-reason .histograms.workloads.*.patterns.distinct.min_ns
+null-without-reason .histograms.workloads.*.patterns.ordered.min_ns
+null-without-reason .histograms.workloads.*.patterns.point.min_ns
+null-without-reason .histograms.workloads.*.patterns.range.min_ns
+null-without-reason .histograms.workloads.*.ttfb_ms.min_ns
 null-without-reason .placement.cores_per_container
 null-without-reason .placement.server_cpus
 null-without-reason .provenance.build.sanitizers
 null-without-reason .shard.missed_start_s
+null-without-reason .shard.released_at
+null-without-reason .shard.released_at_ns
 null-without-reason .shard.rendezvous
 null-without-reason .shard.rendezvous.seconds
 null-without-reason .shard.results_url
@@ -224,7 +248,10 @@ null-without-reason .shards[].windows.search.exclusive.power_w
 null-without-reason .shards[].windows.search.exclusive.read_pct_of_baseline
 null-without-reason .shards[].windows.search.power_w
 null-without-reason .shards[].windows.search.read_pct_of_baseline
+null-without-reason .storage.disk_read_bytes
+null-without-reason .storage.served_from_disk
 null-without-reason .storage_baseline
+null-without-reason .stragglers
 null-without-reason .system.clusters
 null-without-reason .system.cpu_settings.boost
 null-without-reason .system.cpu_settings.cpufreq_driver
@@ -262,6 +289,9 @@ null-without-reason .system.nics[].numa_node
 null-without-reason .system.nics[].pcie_link_speed
 null-without-reason .system.nics[].pcie_link_width
 null-without-reason .system.nics[].speed_mbps
+null-without-reason .telemetry.cpu_util
+null-without-reason .telemetry.read_Bps
+null-without-reason .telemetry.read_iops
 null-without-reason .telemetry.read_pct_of_baseline
 null-without-reason .telemetry.series[].cpu_util
 null-without-reason .telemetry.series[].dt
@@ -274,14 +304,84 @@ null-without-reason .telemetry.series[].steal_pct
 null-without-reason .telemetry.series[].workload_read_Bps
 null-without-reason .telemetry.series[].write_Bps
 null-without-reason .telemetry.series[].write_iops
+null-without-reason .telemetry.steal_pct
+null-without-reason .telemetry.write_Bps
+null-without-reason .telemetry.write_iops
+null-without-reason .totals.aops
+null-without-reason .totals.aops_per_core
 null-without-reason .totals.aops_per_watt
 null-without-reason .totals.aops_per_watt_platform
+null-without-reason .totals.wall_seconds
 null-without-reason .windows.*.exclusive.power_platform_w
 null-without-reason .windows.*.exclusive.power_w
 null-without-reason .windows.*.exclusive.read_pct_of_baseline
+null-without-reason .windows.*.exclusive.served_from_disk
+null-without-reason .windows.*.exclusive.workload_read_bytes
 null-without-reason .windows.*.power_platform_w
 null-without-reason .windows.*.power_w
 null-without-reason .windows.*.read_pct_of_baseline
+null-without-reason .windows.*.served_from_disk
+null-without-reason .windows.*.workload_read_bytes
+null-without-reason .workloads.db.latency_ms.max
+null-without-reason .workloads.db.latency_ms.mean
+null-without-reason .workloads.db.latency_ms.p50
+null-without-reason .workloads.db.latency_ms.p95
+null-without-reason .workloads.db.latency_ms.p99
+null-without-reason .workloads.db.patterns.aggregate.latency_ms.max
+null-without-reason .workloads.db.patterns.aggregate.latency_ms.mean
+null-without-reason .workloads.db.patterns.aggregate.latency_ms.p50
+null-without-reason .workloads.db.patterns.aggregate.latency_ms.p95
+null-without-reason .workloads.db.patterns.aggregate.latency_ms.p99
+null-without-reason .workloads.db.patterns.distinct.latency_ms.max
+null-without-reason .workloads.db.patterns.distinct.latency_ms.mean
+null-without-reason .workloads.db.patterns.distinct.latency_ms.p50
+null-without-reason .workloads.db.patterns.distinct.latency_ms.p95
+null-without-reason .workloads.db.patterns.distinct.latency_ms.p99
+null-without-reason .workloads.db.patterns.ordered.latency_ms.max
+null-without-reason .workloads.db.patterns.ordered.latency_ms.mean
+null-without-reason .workloads.db.patterns.ordered.latency_ms.p50
+null-without-reason .workloads.db.patterns.ordered.latency_ms.p95
+null-without-reason .workloads.db.patterns.ordered.latency_ms.p99
+null-without-reason .workloads.db.patterns.point.latency_ms.max
+null-without-reason .workloads.db.patterns.point.latency_ms.mean
+null-without-reason .workloads.db.patterns.point.latency_ms.p50
+null-without-reason .workloads.db.patterns.point.latency_ms.p95
+null-without-reason .workloads.db.patterns.point.latency_ms.p99
+null-without-reason .workloads.db.patterns.range.latency_ms.max
+null-without-reason .workloads.db.patterns.range.latency_ms.mean
+null-without-reason .workloads.db.patterns.range.latency_ms.p50
+null-without-reason .workloads.db.patterns.range.latency_ms.p95
+null-without-reason .workloads.db.patterns.range.latency_ms.p99
+null-without-reason .workloads.s3.classes.*.latency_ms.max
+null-without-reason .workloads.s3.classes.*.latency_ms.mean
+null-without-reason .workloads.s3.classes.*.latency_ms.p50
+null-without-reason .workloads.s3.classes.*.latency_ms.p95
+null-without-reason .workloads.s3.classes.*.latency_ms.p99
+null-without-reason .workloads.s3.latency_ms.max
+null-without-reason .workloads.s3.latency_ms.mean
+null-without-reason .workloads.s3.latency_ms.p50
+null-without-reason .workloads.s3.latency_ms.p95
+null-without-reason .workloads.s3.latency_ms.p99
+null-without-reason .workloads.s3.ttfb_ms.max
+null-without-reason .workloads.s3.ttfb_ms.mean
+null-without-reason .workloads.s3.ttfb_ms.p50
+null-without-reason .workloads.s3.ttfb_ms.p95
+null-without-reason .workloads.s3.ttfb_ms.p99
+null-without-reason .workloads.search.latency_ms.max
+null-without-reason .workloads.search.latency_ms.mean
+null-without-reason .workloads.search.latency_ms.p50
+null-without-reason .workloads.search.latency_ms.p95
+null-without-reason .workloads.search.latency_ms.p99
+null-without-reason .workloads.tick.latency_ms.max
+null-without-reason .workloads.tick.latency_ms.mean
+null-without-reason .workloads.tick.latency_ms.p50
+null-without-reason .workloads.tick.latency_ms.p95
+null-without-reason .workloads.tick.latency_ms.p99
+null-without-reason .workloads.tick.oversleep_ms.max
+null-without-reason .workloads.tick.oversleep_ms.mean
+null-without-reason .workloads.tick.oversleep_ms.p50
+null-without-reason .workloads.tick.oversleep_ms.p95
+null-without-reason .workloads.tick.oversleep_ms.p99
 
 # A merged result against a single run: the keys it lacks (issue 37: every key of a single
 # run, null with a reason where it cannot be merged) and the ones only it has.

@@ -244,7 +244,7 @@ def resolve(schema, node, path):
             elif isinstance(n.get("additionalProperties"), dict):
                 nxt.append(n["additionalProperties"])
             elif seg == "*":
-                nxt.extend(v for v in n.get("properties", {}).values() if "object" in types(deref(schema, v)))
+                nxt.extend(v for v in n.get("properties", {}).values() if "object" in types(v) + types(deref(schema, v)))
         nodes = nxt
     return nodes
 
@@ -316,7 +316,7 @@ def check(spec_text, schema):
 
 def main(argv):
     spec = os.environ.get("AOPS_SPEC", "/work/shared/SPEC.md")
-    schema_file = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "result.schema.json")
+    schema_file = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "result.schema.json"))
     args = argv[1:]
     if args[:1] == ["--schema"] and len(args) >= 2:
         schema_file, args = args[1], args[2:]

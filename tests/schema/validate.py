@@ -23,6 +23,7 @@ key of the parent object.
 """
 import json
 import os
+import signal
 import sys
 
 try:
@@ -130,6 +131,7 @@ def nullable(schema):
 
 
 def main(argv):
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the listing, not a traceback
     args = argv[1:]
     schema_file = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "result.schema.json"))
     want_nulls = False
