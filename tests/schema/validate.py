@@ -19,10 +19,12 @@ reason key` where the schema names no x-null-reason for the key, `... reason key
 it names one the result does not carry; those lines make the exit 1 too.
 
 x-null-reason is relative to the object holding the null: `reason` is a sibling key, `../x` a
-key of the parent object.
+key of the parent object. A reason key itself (reason, *_reason, *_unavailable) may be null:
+nothing to explain.
 """
 import json
 import os
+import re
 import signal
 import sys
 
@@ -32,6 +34,9 @@ except ImportError:
     print("validate.py: needs python3-jsonschema >= 4 (apt-get install python3-jsonschema)", file=sys.stderr)
     sys.exit(2)
 
+# A key that holds a reason (reason, *_reason, *_unavailable) is null when there is nothing to
+# explain: not a null that wants a reason itself.
+REASON_KEY = re.compile(r"(^|_)reason$|_unavailable$")
 MAX_BYTES = 64 << 20  # a result of a large fleet is a few MiB; anything past this is not one
 MAX_ERRORS = 40
 MAX_MESSAGE = 300
@@ -78,6 +83,8 @@ def child(schema, node, key):
 
 def nulls(schema, node, value, path, parents, out):
     """Every null below value with no reason key beside it, into out."""
+    if value is None and path and isinstance(path[-1], str) and REASON_KEY.search(path[-1]):
+        return
     if value is None:
         reason = node.get("x-null-reason") if isinstance(node, dict) else None
         if reason is None and isinstance(node, dict) and "$ref" in node:
@@ -117,7 +124,8 @@ def nullable(schema):
             walk(merged, path, seen | {name})
             return
         t = node.get("type", [])
-        if "null" in (t if isinstance(t, list) else [t]) and not node.get("x-null-reason"):
+        key = re.split(r"[.\[]", path)[-1] if path else ""
+        if "null" in (t if isinstance(t, list) else [t]) and not node.get("x-null-reason") and not REASON_KEY.search(key):
             out.append(path or ".")
         for k, v in node.get("properties", {}).items():
             walk(v, path + "." + k, seen)
