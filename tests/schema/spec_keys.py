@@ -329,7 +329,7 @@ def main(argv):
         with open(schema_file, encoding="utf-8") as f:
             schema = json.load(f)
         lines = check(text, schema)
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError) as e:
         print("spec_keys.py: %s" % e, file=sys.stderr)
         return 2
     for line in lines:

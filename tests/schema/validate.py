@@ -51,6 +51,8 @@ def load(path, what):
         return json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ValueError("%s: not JSON (%s)" % (what, e)) from None
+    except RecursionError:
+        raise ValueError("%s: nested too deeply to be a result" % what) from None
 
 
 def show(path):
@@ -181,14 +183,18 @@ def main(argv):
         except (OSError, ValueError) as e:
             print("validate.py: %s" % e, file=sys.stderr)
             return 2
-        errors = sorted(validator.iter_errors(result), key=lambda e: [str(p) for p in e.absolute_path])
-        lines = ["%s: %s" % (show(list(e.absolute_path)), e.message[:MAX_MESSAGE]) for e in errors]
+        try:
+            errors = sorted(validator.iter_errors(result), key=lambda e: [str(p) for p in e.absolute_path])
+            lines = ["%s: %s" % (show(list(e.absolute_path)), e.message[:MAX_MESSAGE]) for e in errors]
+            found = []
+            if want_nulls:
+                nulls(schema, schema, result, [], [], found)
+        except RecursionError:
+            print("validate.py: %s: nested too deeply to be a result" % f, file=sys.stderr)
+            return 2
         if len(lines) > MAX_ERRORS:
             lines[MAX_ERRORS:] = ["... and %d more" % (len(lines) - MAX_ERRORS)]
-        if want_nulls:  # all of them: the list is what a reader counts
-            found = []
-            nulls(schema, schema, result, [], [], found)
-            lines += found
+        lines += found  # all of them: the list is what a reader counts
         for line in lines:
             print("%s: %s" % (f, line))
         bad = bad or bool(lines)
