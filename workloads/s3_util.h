@@ -149,11 +149,24 @@ int s3_manifest_main(int argc, char **argv);
  * s3_layout_json turns MinIO's admin info (/minio/admin/v3/info) into
  * provenance.servers.s3's layout: drives, sets, set size, parity, paths. */
 struct wl_server;
+/* GET /minio/admin/v3/info with cfg's keys. *info: the parsed body (NULL
+ * unless HTTP 200 with JSON), server: the Server header or "". 0 when the
+ * endpoint answered at all, -1 with err set when it did not. */
+int s3_admin_info(const struct config *cfg, json_t **info, char *server, size_t slen, long *status,
+                  char *err, size_t errlen);
 int s3_server_version(const struct config *cfg, char *out, size_t len);
 json_t *s3_server_info(const struct config *cfg);
 json_t *s3_layout_json(const json_t *info);
 int s3_data_paths(const struct config *cfg, const char *names[], char paths[][4096], int max);
 int s3_server_locate(const struct config *cfg, struct wl_server *out);
+
+/* s3_space.c: what prepare will write and the room MinIO has for it (the
+ * descriptor's plan hook). s3_admin_space reads the erasure layout and the
+ * drives' free space from an admin info body: 0, or -1 when it holds none. */
+struct wl_plan;
+int s3_plan(const struct config *cfg, struct wl_plan *out, char *err, size_t errlen);
+int s3_admin_space(const json_t *info, unsigned *data, unsigned *parity, unsigned *drives,
+                   double *free_raw);
 
 /* s3_store.c: result files in any bucket, and the clock of the S3 server
  * (the descriptor's store and clock_offset hooks). */
