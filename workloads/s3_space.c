@@ -96,6 +96,15 @@ static int local_room(const struct config *cfg, double *raw, unsigned *ndrives, 
     return 0;
 }
 
+int s3_local_room(const struct config *cfg, double *raw) {
+    struct wl_server srv;
+    unsigned n;
+    char why[512];
+    if (s3_server_locate(cfg, &srv) != 0)
+        return -1;
+    return local_room(cfg, raw, &n, why, sizeof why);
+}
+
 int s3_plan(const struct config *cfg, struct wl_plan *out, char *err, size_t errlen) {
     (void)err, (void)errlen;
     const struct s3_opts *o = s3_opts(cfg);

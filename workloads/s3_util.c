@@ -138,6 +138,12 @@ void s3_fill(void *buf, size_t len, uint64_t cs, uint64_t offset) {
         *p++ = (unsigned char)(v >> (8 * (offset & 7)));
 }
 
+int s3_no_room(long status, const char *code, const char *body, size_t blen) {
+    static const char enospc[] = "no space left on device";
+    return status == 507 || !strcmp(code, "XMinioStorageFull") ||
+           (status >= 500 && body && memmem(body, blen, enospc, sizeof enospc - 1));
+}
+
 void s3_error_code(const char *body, size_t blen, char *code, size_t clen) {
     code[0] = 0;
     const char *open = memmem(body, blen, "<Code>", 6);
