@@ -39,9 +39,12 @@ int s3_admin_space(const json_t *info, unsigned *data, unsigned *parity, unsigne
     json_array_foreach(json_object_get(info, "servers"), i, s) {
         json_array_foreach(json_object_get(s, "drives"), j, d) {
             json_t *a = json_object_get(d, "availspace");
+            /* A negative figure is no room, not a sign to flip. */
+            double v =
+                json_is_integer(a) && json_integer_value(a) > 0 ? (double)json_integer_value(a) : 0;
             n++;
-            if (json_is_integer(a) && (least < 0 || (double)json_integer_value(a) < least))
-                least = (double)json_integer_value(a);
+            if (json_is_integer(a) && (least < 0 || v < least))
+                least = v;
         }
     }
     if (n == 0)
