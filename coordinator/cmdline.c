@@ -87,6 +87,9 @@ static void make_prepare_hint(struct config *cfg, const struct opt_set *sets, si
                                        "csv",   "sign",       NULL};
     char *h = cfg->prepare_hint;
     size_t len = sizeof cfg->prepare_hint;
+    h[0] = 0;
+    if (!argv) /* no command line (options_load_env): each line's own fallback */
+        return;
     snprintf(h, len, "./harness prepare");
     for (int i = first; i < argc; i++) {
         const char *a = argv[i];

@@ -233,6 +233,10 @@ static void test_hint(void) {
 
     /* No command line: the caller's fallback options. */
     memset(cfg, 0, sizeof *cfg);
+    CHECKF(options_load_env(cfg, err, sizeof err) == 0, "%s", err);
+    CHECK(cfg->prepare_hint[0] == 0);
+    options_free(cfg);
+    memset(cfg, 0, sizeof *cfg);
     CHECK(!strcmp(config_prepare_hint(cfg, buf, sizeof buf, "--profile tiny"),
                   "./harness prepare --profile tiny"));
     CHECK(!strcmp(config_prepare_hint(cfg, buf, sizeof buf, NULL), "./harness prepare"));
