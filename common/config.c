@@ -14,6 +14,15 @@
 
 #define MAX_CONTAINERS 65536
 
+const char *config_prepare_hint(const struct config *cfg, char *buf, size_t len,
+                                const char *fallback) {
+    if (cfg->prepare_hint[0])
+        return cfg->prepare_hint;
+    snprintf(buf, len, "./harness prepare%s%s", fallback && *fallback ? " " : "",
+             fallback ? fallback : "");
+    return buf;
+}
+
 unsigned profile_divisor(enum profile p) {
     return p == PROFILE_FULL ? 1 : p == PROFILE_SMALL ? 64 : 1024;
 }
@@ -201,6 +210,8 @@ const struct opt_row config_rows[] = {
      "run workers without cgroups (recorded in the result)"},
     {"force", OPT_FLAG, F(force), 0, 0, NULL, NULL, NULL, 0, NULL,
      "prepare: rebuild data that is already there; run: replace a result in --out"},
+    {"no-space-check", OPT_FLAG, F(no_space_check), 0, 0, NULL, NULL, NULL, 0, NULL,
+     "prepare: write even when the data will not fit the drives' free space (recorded)"},
     {"stall-timeout", OPT_DOUBLE, F(stall_timeout), 0.1, 86400, "30", NULL, NULL, 0, NULL,
      "seconds without progress before a run is stopped"},
     {"sample-interval", OPT_DOUBLE, F(sample_interval), 0.05, 3600, "1", NULL, NULL, 0, NULL,

@@ -76,6 +76,10 @@ struct config {
     int quiet;
     int no_cgroups;
     int force;
+    int no_space_check; /* prepare: write even when the plan says it will not fit */
+    /* "./harness prepare <this run's options>": what a "not prepared" line
+     * tells a person to run (coordinator/cmdline.c fills it). */
+    char prepare_hint[1024];
     double stall_timeout;   /* seconds */
     double sample_interval; /* seconds */
     double op_timeout;      /* seconds, per operation */
@@ -136,6 +140,13 @@ void config_base_defaults(struct config *cfg);
  * credentials. *must_exist: named by the environment, so a missing one is
  * an error (the default one may be absent: no local stack). */
 void config_credentials_path(const struct config *cfg, char *out, size_t len, int *must_exist);
+
+/* What a "not prepared" line tells a person to run: "./harness prepare"
+ * with the run's own options (cfg->prepare_hint, from its command line);
+ * without a command line (tests, benchmarks), "./harness prepare" and
+ * `fallback`'s options, written into buf. */
+const char *config_prepare_hint(const struct config *cfg, char *buf, size_t len,
+                                const char *fallback);
 
 /* Divisor that scales object and data sizes for a profile: 1, 64, 1024. */
 unsigned profile_divisor(enum profile p);

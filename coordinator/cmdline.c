@@ -41,6 +41,88 @@ void options_usage(FILE *f) {
                "MARIADB_PASSWORD) or .local/stack/credentials, never from the command line.\n");
 }
 
+/* The row named `name` (len bytes of it), or NULL. */
+static const struct opt_row *find_row(const struct opt_set *sets, size_t n, const char *name,
+                                      size_t len) {
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < sets[i].nrows; j++)
+            if (strlen(sets[i].rows[j].name) == len && !strncmp(sets[i].rows[j].name, name, len))
+                return &sets[i].rows[j];
+    return NULL;
+}
+
+/* Append one word, in single quotes when the shell would split or expand it. */
+static void append_word(char *buf, size_t len, const char *w) {
+    size_t used = strlen(buf);
+    int plain = *w != 0;
+    for (const char *p = w; *p; p++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=.,:/@%+", *p))
+            plain = 0;
+    if (plain || used + 1 >= len) {
+        snprintf(buf + used, len - used, " %s", w);
+        return;
+    }
+    size_t o = used;
+    buf[o++] = ' ', buf[o++] = '\'';
+    for (const char *p = w; *p && o + 6 < len; p++) {
+        if (*p == '\'')
+            memcpy(buf + o, "'\\''", 4), o += 4;
+        else
+            buf[o++] = *p;
+    }
+    buf[o++] = '\'';
+    buf[o] = 0;
+}
+
+/* "./harness prepare" with the run's own options, for the "not prepared"
+ * lines of every workload: what is prepared is what the run will read.
+ * Left out: what prepare refuses or reads otherwise (--shard: prepare
+ * covers every shard, so --containers is their total; --force, which is
+ * "rebuild" there) and what is the run's alone (--out, --start-at, the
+ * rendezvous). */
+static void make_prepare_hint(struct config *cfg, const struct opt_set *sets, size_t n, int argc,
+                              char **argv, int first) {
+    static const char *const drop[] = {"force", "out",        "shard",       "start-at",
+                                       "peers", "rendezvous", "results-url", "repeat",
+                                       "csv",   "sign",       NULL};
+    char *h = cfg->prepare_hint;
+    size_t len = sizeof cfg->prepare_hint;
+    h[0] = 0;
+    if (!argv) /* no command line (options_load_env): each line's own fallback */
+        return;
+    snprintf(h, len, "./harness prepare");
+    for (int i = first; i < argc; i++) {
+        const char *a = argv[i];
+        if (strncmp(a, "--", 2) || !a[2]) {
+            append_word(h, len, a);
+            continue;
+        }
+        const char *eq = strchr(a + 2, '=');
+        size_t nl = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+        const struct opt_row *row = find_row(sets, n, a + 2, nl);
+        int value = row && row->type != OPT_FLAG && !eq && i + 1 < argc;
+        int skip = 0;
+        for (int k = 0; drop[k]; k++)
+            skip |= strlen(drop[k]) == nl && !strncmp(drop[k], a + 2, nl);
+        if (!skip && cfg->shards && nl == 10 && !strncmp(a + 2, "containers", 10)) {
+            char total[32];
+            unsigned most = 0;
+            for (unsigned c = 0; c < cfg->ncontainers; c++)
+                most = cfg->containers[c] > most ? cfg->containers[c] : most;
+            snprintf(total, sizeof total, "%u", most * cfg->shards);
+            append_word(h, len, "--containers");
+            append_word(h, len, total);
+            skip = 1;
+        }
+        if (!skip) {
+            append_word(h, len, a);
+            if (value)
+                append_word(h, len, argv[i + 1]);
+        }
+        i += value;
+    }
+}
+
 int options_load(struct config *cfg, int argc, char **argv, int first, char *err, size_t errlen) {
     for (int i = first; i < argc; i++)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -70,6 +152,7 @@ int options_load(struct config *cfg, int argc, char **argv, int first, char *err
         snprintf(err, errlen, "unexpected argument '%s' (see harness --help)", argv[k]);
         return -1;
     }
+    make_prepare_hint(cfg, sets, n, argc, argv, first);
     return workloads_select(cfg, err, errlen);
 }
 

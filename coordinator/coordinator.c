@@ -1,4 +1,4 @@
-/* coordinator.c -- `harness run` and `harness prepare`: launch N workers,
+/* coordinator.c -- `harness run` (`harness prepare` is prepare.c): launch N workers,
  * release them together, watch them, and write what they measured.
  *
  * One process and one event loop, no thread per worker: a signalfd delivers
@@ -31,7 +31,6 @@
 #include "../common/walltime.h"
 #include "../containers/cgroup_acct.h"
 #include "../telemetry/attrib.h"
-#include "../telemetry/baseline.h"
 #include "cmdline.h"
 #include "commands.h"
 #include "integrity.h"
@@ -1049,48 +1048,6 @@ int run_main(int argc, char **argv, const struct result_exports *ex) {
         fprintf(stderr, "harness: out of memory\n");
     else if (parse_all(cfg, argc, argv, &rc) == 0)
         rc = run_cmd(cfg, t_start, ex);
-    if (cfg)
-        options_free(cfg);
-    free(cfg);
-    return rc;
-}
-
-static int prepare_cmd(struct config *cfg) {
-    struct run_layout lay;
-    char err[1024];
-    if (layout_build(cfg, &lay, err, sizeof err) != 0 ||
-        shard_check_prepare(cfg, err, sizeof err) != 0) {
-        fprintf(stderr, "harness prepare: %s\n", err);
-        return EXIT_USAGE;
-    }
-    /* Prepare for the largest point of a sweep. */
-    for (unsigned i = 0; i < cfg->ncontainers; i++)
-        if (cfg->containers[i] > cfg->n)
-            cfg->n = cfg->containers[i];
-    for (unsigned w = 0; w < lay.nwl; w++) {
-        int64_t t = now_ns();
-        fprintf(stderr, "harness prepare: %s...\n", lay.wl[w]->name);
-        if (lay.wl[w]->prepare(cfg, err, sizeof err) != 0) {
-            fprintf(stderr, "harness prepare: %s: %s\n", lay.wl[w]->name, err);
-            return EXIT_INVALID;
-        }
-        fprintf(stderr, "harness prepare: %s ready (%.1f s)\n", lay.wl[w]->name,
-                (double)(now_ns() - t) / 1e9);
-    }
-    /* --baseline: the drives now hold the data; a drive it cannot measure
-     * is said on its line and does not fail the prepare. */
-    if (cfg->baseline && baseline_run(cfg, stderr) < 0)
-        return EXIT_INVALID;
-    return 0;
-}
-
-int prepare_main(int argc, char **argv) {
-    struct config *cfg = calloc(1, sizeof *cfg);
-    int rc = EXIT_INVALID;
-    if (!cfg)
-        fprintf(stderr, "harness prepare: out of memory\n");
-    else if (parse_all(cfg, argc, argv, &rc) == 0)
-        rc = prepare_cmd(cfg);
     if (cfg)
         options_free(cfg);
     free(cfg);

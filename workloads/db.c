@@ -74,10 +74,11 @@ static void db_close(void *p) {
 /* Check aops_meta says the data is complete and made for this profile and
  * seed; otherwise the rows a pattern expects may not be there. */
 static int check_meta(struct db_state *d, const struct config *cfg, char *err, size_t len) {
+    char opts[128], buf[1100];
     if (mysql_query(d->m, "SELECT k, v FROM aops_meta")) {
         if (mysql_errno(d->m) == ER_NO_SUCH_TABLE)
-            snprintf(err, len, "database '%s' at %s has no harness tables: run ./harness prepare",
-                     db_opts(cfg)->name, d->where);
+            snprintf(err, len, "database '%s' at %s has no harness tables: run %s",
+                     db_opts(cfg)->name, d->where, config_prepare_hint(cfg, buf, sizeof buf, NULL));
         else
             snprintf(err, len, "MariaDB at %s: %s", d->where, mysql_error(d->m));
         return -1;
@@ -109,20 +110,22 @@ static int check_meta(struct db_state *d, const struct config *cfg, char *err, s
     }
     mysql_free_result(res);
     if (version != DB_SCHEMA_VERSION || !complete) {
+        snprintf(opts, sizeof opts, "--profile %s", profile_name(cfg->profile));
         snprintf(err, len,
-                 "database '%s' at %s holds no complete harness data of schema %d: run "
-                 "./harness prepare --profile %s",
-                 db_opts(cfg)->name, d->where, DB_SCHEMA_VERSION, profile_name(cfg->profile));
+                 "database '%s' at %s holds no complete harness data of schema %d: run %s",
+                 db_opts(cfg)->name, d->where, DB_SCHEMA_VERSION,
+                 config_prepare_hint(cfg, buf, sizeof buf, opts));
         return -1;
     }
     if (seed != cfg->seed || (uint64_t)sessions != d->sizes.sessions ||
         (uint64_t)events != d->sizes.events) {
+        snprintf(opts, sizeof opts, "--profile %s --seed %llu", profile_name(cfg->profile),
+                 (unsigned long long)cfg->seed);
         snprintf(err, len,
                  "database '%s' at %s holds data for profile %s seed %llu, not profile %s seed "
-                 "%llu: run ./harness prepare --profile %s --seed %llu",
+                 "%llu: run %s",
                  db_opts(cfg)->name, d->where, profile, seed, profile_name(cfg->profile),
-                 (unsigned long long)cfg->seed, profile_name(cfg->profile),
-                 (unsigned long long)cfg->seed);
+                 (unsigned long long)cfg->seed, config_prepare_hint(cfg, buf, sizeof buf, opts));
         return -1;
     }
     return 0;
@@ -511,6 +514,7 @@ const struct workload db_workload = {
     .nclasses = DB_NPATTERNS,
     .class_names = db_pattern_names,
     .prepare = db_prepare,
+    .plan = db_plan,
     .open = db_open,
     .run = db_run,
     .close = db_close,

@@ -92,6 +92,8 @@ void db_where(const struct config *cfg, char *buf, size_t len);
 
 /* db_schema.c: `harness prepare` for the db workload. */
 int db_prepare(const struct config *cfg, char *err, size_t errlen);
+struct wl_plan;
+int db_plan(const struct config *cfg, struct wl_plan *out, char *err, size_t errlen);
 
 /* One row of each table, made from the seed and its id alone (prepare loads
  * exactly these). */

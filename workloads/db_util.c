@@ -115,19 +115,20 @@ MYSQL *db_connect(const struct config *cfg, int for_prepare, char *err, size_t e
                             for_prepare ? NULL : o->name, use_socket ? 0 : o->port,
                             use_socket ? o->socket : NULL, 0)) {
         unsigned e = mysql_errno(m);
+        char buf[1100];
         if (e == ER_DBACCESS_DENIED_ERROR) /* what a user without grants sees of a missing db */
             snprintf(err, errlen,
                      "MariaDB at %s: user '%s' cannot use database '%s' (missing or not "
-                     "granted): run ./harness prepare, or grant the user access",
-                     where, o->user, o->name);
+                     "granted): run %s, or grant the user access",
+                     where, o->user, o->name, config_prepare_hint(cfg, buf, sizeof buf, NULL));
         else if (e == ER_ACCESS_DENIED_ERROR)
             snprintf(err, errlen,
                      "MariaDB at %s: access denied for user '%s' (check MARIADB_PASSWORD or "
                      ".local/stack/credentials)",
                      where, o->user);
         else if (e == ER_BAD_DB_ERROR)
-            snprintf(err, errlen, "MariaDB at %s has no database '%s': run ./harness prepare first",
-                     where, o->name);
+            snprintf(err, errlen, "MariaDB at %s has no database '%s': run %s first", where,
+                     o->name, config_prepare_hint(cfg, buf, sizeof buf, NULL));
         else if (e == CR_CONNECTION_ERROR || e == CR_CONN_HOST_ERROR || e == CR_UNKNOWN_HOST ||
                  e == CR_SERVER_LOST || e == CR_SERVER_GONE_ERROR)
             snprintf(err, errlen,

@@ -109,9 +109,11 @@ static int check_object(struct s3_state *st, unsigned op, char *err, size_t len)
     curl_easy_getinfo(st->h, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl);
     uint64_t want = st->size[s3_op_class(op)];
     if (cl != (curl_off_t)want) {
-        snprintf(err, len,
-                 "S3 object '%s' has %lld bytes, expected %llu: run ./harness prepare --profile %s",
-                 key, (long long)cl, (unsigned long long)want, profile_name(st->cfg->profile));
+        char opts[64], buf[1100];
+        snprintf(opts, sizeof opts, "--profile %s", profile_name(st->cfg->profile));
+        snprintf(err, len, "S3 object '%s' has %lld bytes, expected %llu: run %s", key,
+                 (long long)cl, (unsigned long long)want,
+                 config_prepare_hint(st->cfg, buf, sizeof buf, opts));
         return -1;
     }
     return 0;
@@ -210,12 +212,12 @@ static void *s3_open(const struct config *cfg, unsigned worker, char *err, size_
     }
     curl_easy_setopt(st->h, CURLOPT_HTTPGET, 1L);
     /* After the checks above, whose messages name what is missing. */
+    char opts[64], buf[1100];
+    snprintf(opts, sizeof opts, "--profile %s", profile_name(cfg->profile));
     if (load_manifest(st, err, len) < 0 ||
         (st->verify && st->nknown < S3_OPS &&
-         snprintf(err, len,
-                  "the objects manifest lists %u of the %d objects a cycle reads: run ./harness "
-                  "prepare --profile %s",
-                  st->nknown, S3_OPS, profile_name(cfg->profile)))) {
+         snprintf(err, len, "the objects manifest lists %u of the %d objects a cycle reads: run %s",
+                  st->nknown, S3_OPS, config_prepare_hint(cfg, buf, sizeof buf, opts)))) {
         s3_close(st);
         return NULL;
     }
@@ -408,6 +410,7 @@ const struct workload s3_workload = {
     .class_names = s3_class_names,
     .commands = s3_commands,
     .prepare = s3_prepare,
+    .plan = s3_plan,
     .open = s3_open,
     .run = s3_run,
     .close = s3_close,

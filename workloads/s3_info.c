@@ -46,8 +46,8 @@ static size_t grow_header(char *p, size_t sz, size_t n, void *ud) {
 /* GET the admin info. *info: the parsed body (NULL unless HTTP 200 with
  * JSON); server: the Server header or "". 0 when the endpoint answered at
  * all, -1 with err set when it did not. */
-static int admin_info(const struct config *cfg, json_t **info, char *server, size_t slen,
-                      long *status, char *err, size_t errlen) {
+int s3_admin_info(const struct config *cfg, json_t **info, char *server, size_t slen, long *status,
+                  char *err, size_t errlen) {
     *info = NULL;
     server[0] = 0;
     *status = 0;
@@ -95,7 +95,7 @@ int s3_server_version(const struct config *cfg, char *out, size_t len) {
     json_t *info;
     char server[128];
     long status;
-    if (admin_info(cfg, &info, server, sizeof server, &status, out, len) < 0)
+    if (s3_admin_info(cfg, &info, server, sizeof server, &status, out, len) < 0)
         return -1;
     const char *v = json_string_value(
         json_object_get(json_array_get(json_object_get(info, "servers"), 0), "version"));
@@ -189,7 +189,7 @@ json_t *s3_server_info(const struct config *cfg) {
     json_t *info, *out;
     char server[128], err[512];
     long status;
-    if (admin_info(cfg, &info, server, sizeof server, &status, err, sizeof err) < 0)
+    if (s3_admin_info(cfg, &info, server, sizeof server, &status, err, sizeof err) < 0)
         return json_pack("{s:n, s:n, s:s}", "product", "version", "unavailable", err);
     const char *own = json_string_value(
         json_object_get(json_array_get(json_object_get(info, "servers"), 0), "version"));

@@ -152,10 +152,11 @@ int s3_manifest_get(const struct config *cfg, uint64_t off, uint64_t len, char *
         b.p = NULL;
         rc = *data ? 0 : -1;
     } else if (cc == CURLE_OK && (status == 404 || status == 416)) {
-        snprintf(err, errlen,
-                 "no objects manifest at s3://%s/%s%s: run ./harness prepare --profile %s",
-                 s3_opts(cfg)->bucket, key, status == 416 ? " covering this worker" : "",
-                 profile_name(cfg->profile));
+        char opts[64], buf[1100];
+        snprintf(opts, sizeof opts, "--profile %s", profile_name(cfg->profile));
+        snprintf(err, errlen, "no objects manifest at s3://%s/%s%s: run %s", s3_opts(cfg)->bucket,
+                 key, status == 416 ? " covering this worker" : "",
+                 config_prepare_hint(cfg, buf, sizeof buf, opts));
         rc = 1;
     } else {
         char code[64], what[S3_KEYLEN + 8];
@@ -180,21 +181,23 @@ int s3_manifest_load_worker(const struct config *cfg, unsigned dw, unsigned max,
         return -1;
     int bad = s3_manifest_parse_header(d, n, mi);
     free(d);
+    char opts[128], buf[1100];
+    snprintf(opts, sizeof opts, "--profile %s", profile_name(cfg->profile));
     if (bad) {
-        snprintf(err, errlen,
-                 "the objects manifest in bucket '%s' has no header line: run "
-                 "./harness prepare --profile %s",
-                 s3_opts(cfg)->bucket, profile_name(cfg->profile));
+        snprintf(err, errlen, "the objects manifest in bucket '%s' has no header line: run %s",
+                 s3_opts(cfg)->bucket, config_prepare_hint(cfg, buf, sizeof buf, opts));
         return -1;
     }
     if (strcmp(mi->profile, profile_name(cfg->profile)) || mi->seed != cfg->seed ||
         mi->workers <= dw || mi->ops < 1) {
+        snprintf(opts, sizeof opts, "--profile %s --seed %" PRIu64, profile_name(cfg->profile),
+                 cfg->seed);
         snprintf(err, errlen,
                  "the objects in bucket '%s' were prepared for profile %s seed %" PRIu64
-                 ", %u workers of %u objects, not profile %s seed %" PRIu64
-                 " worker %u: run ./harness prepare --profile %s --seed %" PRIu64,
+                 ", %u workers of %u objects, not profile %s seed %" PRIu64 " worker %u: run %s",
                  s3_opts(cfg)->bucket, mi->profile, mi->seed, mi->workers, mi->ops,
-                 profile_name(cfg->profile), cfg->seed, dw, profile_name(cfg->profile), cfg->seed);
+                 profile_name(cfg->profile), cfg->seed, dw,
+                 config_prepare_hint(cfg, buf, sizeof buf, opts));
         return -1;
     }
     unsigned nops = mi->ops < max ? mi->ops : max;
@@ -215,8 +218,8 @@ int s3_manifest_load_worker(const struct config *cfg, unsigned dw, unsigned max,
     if (rc)
         snprintf(err, errlen,
                  "the objects manifest in bucket '%s' does not list worker %u's objects as this "
-                 "profile makes them: run ./harness prepare --profile %s",
-                 s3_opts(cfg)->bucket, dw, profile_name(cfg->profile));
+                 "profile makes them: run %s",
+                 s3_opts(cfg)->bucket, dw, config_prepare_hint(cfg, buf, sizeof buf, opts));
     return rc;
 }
 

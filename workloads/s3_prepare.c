@@ -191,8 +191,24 @@ static int finished(struct prep *pr, struct slot *s, CURLcode cc, char *err, siz
     }
     char code[64], what[S3_KEYLEN + 8];
     int fatal;
+    double room;
     s3_error_code(s->errbody, s->errlen, code, sizeof code);
     snprintf(what, sizeof what, "%s %s", s->putting ? "PUT" : "HEAD", s->key);
+    /* The first PUT the store has no room for ends the prepare, in one
+     * line. Said by the answer, or (the local stack, whose several PUTs
+     * at once may fail in other ways as the drives fill) by the drives. */
+    if (s->putting &&
+        (s3_no_room(status, code, s->errbody, s->errlen) ||
+         (s3_local_room(pr->cfg, &room) == 0 && room < 2.0 * (double)s->size + (16 << 20)))) {
+        char left[64] = "";
+        if (s3_local_room(pr->cfg, &room) == 0)
+            snprintf(left, sizeof left, "; %.1f MiB left on the drives", room / (1 << 20));
+        snprintf(err, len,
+                 "%s: S3 endpoint %s has no room left (HTTP %ld%s%s%s): its drives are full; free "
+                 "space or prepare less (--profile small, --dataset shared), then prepare again",
+                 what, s3_opts(pr->cfg)->endpoint, status, *code ? " " : "", code, left);
+        return -1;
+    }
     s3_describe_failure(err, len, pr->cfg, s->h, cc, s->curlerr, status, code, what, NULL, &fatal);
     return -1;
 }

@@ -138,6 +138,12 @@ void s3_fill(void *buf, size_t len, uint64_t cs, uint64_t offset) {
         *p++ = (unsigned char)(v >> (8 * (offset & 7)));
 }
 
+int s3_no_room(long status, const char *code, const char *body, size_t blen) {
+    static const char enospc[] = "no space left on device";
+    return status == 507 || !strcmp(code, "XMinioStorageFull") ||
+           (status >= 500 && body && memmem(body, blen, enospc, sizeof enospc - 1));
+}
+
 void s3_error_code(const char *body, size_t blen, char *code, size_t clen) {
     code[0] = 0;
     const char *open = memmem(body, blen, "<Code>", 6);
@@ -226,20 +232,29 @@ void s3_describe_failure(char *err, size_t len, const struct config *cfg, CURL *
         *fatal = 1;
         snprintf(err, len, "S3 rejected the credentials (403%s%s)", *code ? " " : "", code);
     } else if (status == 404 && key) {
+        char opts[600], buf[1100];
         *fatal = !strcmp(code, "NoSuchBucket");
-        snprintf(err, len,
-                 "S3 object '%s' is missing from bucket '%s'%s: run ./harness prepare --profile %s "
-                 "--containers %u%s%s%s",
-                 key, s3_opts(cfg)->bucket, *fatal ? " (no such bucket)" : "",
+        snprintf(opts, sizeof opts, "--profile %s --containers %u%s%s%s",
                  profile_name(cfg->profile),
                  cfg->n * (cfg->shards ? cfg->shards : 1), /* every shard's workers */
                  s3_opts(cfg)->dataset == DATASET_SHARED ? " --dataset shared" : "",
                  strcmp(s3_opts(cfg)->bucket, "aops") ? " --bucket " : "",
                  strcmp(s3_opts(cfg)->bucket, "aops") ? s3_opts(cfg)->bucket : "");
+        snprintf(err, len, "S3 object '%s' is missing from bucket '%s'%s: run %s", key,
+                 s3_opts(cfg)->bucket, *fatal ? " (no such bucket)" : "",
+                 config_prepare_hint(cfg, buf, sizeof buf, opts));
     } else if (status == 404 && !strcmp(code, "NoSuchBucket")) {
+        char buf[1100];
         *fatal = 1;
-        snprintf(err, len, "S3 bucket '%s' does not exist at %s: run ./harness prepare",
-                 s3_opts(cfg)->bucket, ep);
+        snprintf(err, len, "S3 bucket '%s' does not exist at %s: run %s", s3_opts(cfg)->bucket, ep,
+                 config_prepare_hint(cfg, buf, sizeof buf, NULL));
+    } else if (status == 507 || !strcmp(code, "XMinioStorageFull")) {
+        /* The drives are full: the first such answer ends a prepare. */
+        *fatal = 1;
+        snprintf(err, len,
+                 "%s: S3 endpoint %s has no room left (HTTP %ld%s%s): its drives are full; free "
+                 "space or prepare less (--profile small, --dataset shared)",
+                 what, ep, status, *code ? " " : "", code);
     } else {
         snprintf(err, len, "%s: HTTP %ld%s%s", what, status, *code ? " " : "", code);
     }

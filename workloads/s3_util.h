@@ -81,6 +81,12 @@ void s3_fill(void *buf, size_t len, uint64_t content_seed, uint64_t offset);
 /* The <Code> of an S3 error XML body, or "" when there is none. */
 void s3_error_code(const char *body, size_t blen, char *code, size_t clen);
 
+/* Does this failed answer say the store is full? MinIO answers 507
+ * XMinioStorageFull when an object will not fit its drives' free space,
+ * but a PUT that runs out while writing (several at once) is HTTP 500
+ * InternalError "...cause(no space left on device)". */
+int s3_no_room(long status, const char *code, const char *body, size_t blen);
+
 /* Headers: the x-amz-content-sha256 libcurl 7.88 does not add itself. */
 struct curl_slist *s3_get_headers(void);
 struct curl_slist *s3_put_headers(void);
@@ -149,11 +155,27 @@ int s3_manifest_main(int argc, char **argv);
  * s3_layout_json turns MinIO's admin info (/minio/admin/v3/info) into
  * provenance.servers.s3's layout: drives, sets, set size, parity, paths. */
 struct wl_server;
+/* GET /minio/admin/v3/info with cfg's keys. *info: the parsed body (NULL
+ * unless HTTP 200 with JSON), server: the Server header or "". 0 when the
+ * endpoint answered at all, -1 with err set when it did not. */
+int s3_admin_info(const struct config *cfg, json_t **info, char *server, size_t slen, long *status,
+                  char *err, size_t errlen);
 int s3_server_version(const struct config *cfg, char *out, size_t len);
 json_t *s3_server_info(const struct config *cfg);
 json_t *s3_layout_json(const json_t *info);
 int s3_data_paths(const struct config *cfg, const char *names[], char paths[][4096], int max);
 int s3_server_locate(const struct config *cfg, struct wl_server *out);
+
+/* s3_space.c: what prepare will write and the room MinIO has for it (the
+ * descriptor's plan hook). s3_admin_space reads the erasure layout and the
+ * drives' free space from an admin info body: 0, or -1 when it holds none. */
+struct wl_plan;
+int s3_plan(const struct config *cfg, struct wl_plan *out, char *err, size_t errlen);
+int s3_admin_space(const json_t *info, unsigned *data, unsigned *parity, unsigned *drives,
+                   double *free_raw);
+/* The raw room left on the local stack's drives (see s3_space.c), when
+ * cfg's endpoint is the local stack's MinIO: 0, or -1 when it is not. */
+int s3_local_room(const struct config *cfg, double *raw);
 
 /* s3_store.c: result files in any bucket, and the clock of the S3 server
  * (the descriptor's store and clock_offset hooks). */

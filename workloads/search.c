@@ -189,6 +189,20 @@ static double search_dataset_bytes(const struct config *cfg) {
     return sum;
 }
 
+/* For prepare's plan: the corpus is only checked, never written. */
+static int search_plan(const struct config *cfg, struct wl_plan *out, char *err, size_t len) {
+    (void)err, (void)len;
+    char dir[4200];
+    memset(out, 0, sizeof *out);
+    out->unit = "trees";
+    out->items = 2;
+    out->bytes = search_dataset_bytes(cfg);
+    corpus_profile_dir(cfg, search_opts(cfg), dir, sizeof dir);
+    snprintf(out->where, sizeof out->where, "checked in %s (./harness corpus fetch makes it)", dir);
+    snprintf(out->detail, sizeof out->detail, "linux and cpython");
+    return 0;
+}
+
 static json_t *search_provenance(const struct config *cfg) {
     return search_expect_provenance(cfg, search_opts(cfg));
 }
@@ -289,6 +303,7 @@ const struct workload search_workload = {
     .commands = search_commands,
     .check = search_check,
     .prepare = search_prepare,
+    .plan = search_plan,
     .open = search_open,
     .run = search_run,
     .close = search_close,

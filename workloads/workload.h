@@ -112,6 +112,25 @@ struct wl_clock {
     char reference[256]; /* what was asked, for the result ("Date header of ...") */
 };
 
+/* What `harness prepare` will put where, asked before it writes a byte
+ * (coordinator/prepare_plan.h adds them up and decides whether it fits). */
+struct wl_plan {
+    uint64_t items;   /* objects, rows, files the prepared data holds */
+    const char *unit; /* "objects", "rows", "files" */
+    double bytes;     /* their bytes before any erasure overhead; -1: not estimated */
+    double present;   /* bytes of them an earlier prepare left in place, 0 none */
+    int writes;       /* 1: prepare writes them; 0: it only checks them (the corpus) */
+    char where[512];  /* "into MinIO at http://127.0.0.1:9000, bucket 'aops'" */
+    char detail[256]; /* "2,000,000 sessions + 8,000,000 events", or "" */
+    /* The store's room, where it can be known (else space_known is 0 and
+     * space_why says why: not MinIO, keys without admin rights). */
+    int space_known;
+    unsigned data_shards, parity_shards; /* erasure: a byte costs (d+p)/d; 1, 0: none */
+    char layout[256];                    /* "4 drives, 1 set of 4, EC:2 (MinIO admin info)" */
+    double free_bytes;   /* raw bytes the drives can still take (all of them, summed) */
+    char space_src[512]; /* "statvfs of 1 drive: /x/data", or why the space is unknown */
+};
+
 struct workload {
     const char *name;  /* "s3"; the key in result.json and --workloads */
     const char *title; /* "S3 GET" */
@@ -142,6 +161,11 @@ struct workload {
     /* `harness prepare`: load the data this workload needs for cfg->n
      * workers. Idempotent. Returns 0, or -1 with err set. May print. */
     int (*prepare)(const struct config *cfg, char *err, size_t errlen);
+
+    /* Optional: what prepare() will write, for the plan printed before it
+     * starts and the check that it fits. Asks the server (never writes).
+     * 0, or -1 with err set when the server cannot be asked at all. */
+    int (*plan)(const struct config *cfg, struct wl_plan *out, char *err, size_t errlen);
 
     /* Before the barrier, in the worker: connect, compile, check the data is
      * there. Returns state, or NULL with err set (one line). */

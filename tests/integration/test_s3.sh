@@ -79,7 +79,7 @@ check_contains "no data set: names the key and says prepare" \
     "$(cat "$TMP/e4.log")"
 run_s3 "$TMP/e5" --containers 3
 check_contains "set of worker 2 missing: names its key" \
-    "S3 object 'tiny/w2/1MiB/0' is missing from bucket '$BUCKET': run ./harness prepare --profile tiny --containers 3" \
+    "S3 object 'tiny/w2/1MiB/0' is missing from bucket '$BUCKET': run ./harness prepare --profile tiny --workloads s3 --bucket $BUCKET --containers 3" \
     "$(cat "$TMP/e5.log")"
 
 # --- the live unit checks: SigV4 on odd keys, content, --op-timeout, keep-alive ------------
