@@ -12,7 +12,10 @@
  *   - hwmon on a fixture sysroot: the ACPI power meter as platform, Ampere's
  *     SMpro summed over two sockets, a GPU's channel left out, a meter that
  *     averages over longer than the samples said to be slower;
- *   - the dotted-path selector the report and compare use for a scope. */
+ *   - the dotted-path selector the report and compare use for a scope;
+ *   - which URLs the Redfish client takes from a BMC (RFC 3986 resolution,
+ *     the same scheme, host and port as --bmc), and which --bmc and
+ *     credentials it refuses before anything runs. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -364,6 +367,60 @@ static void test_bmc_option(void) {
     options_free(&c);
 }
 
+static void test_redfish_origin(void) {
+    char out[512], err[512];
+    const char *bmc = "https://10.0.0.5:8443";
+    CHECK(redfish_resolve(bmc, NULL, "/redfish/v1/Chassis", out, sizeof out, err, sizeof err) ==
+              0 &&
+          !strcmp(out, "https://10.0.0.5:8443/redfish/v1/Chassis"));
+    CHECK(redfish_resolve(bmc, NULL, "https://10.0.0.5:8443/redfish/v1/", out, sizeof out, err,
+                          sizeof err) == 0);
+    /* RFC 3986 section 5.4: a relative path against the URL it came from. */
+    CHECK(redfish_resolve(bmc, "https://10.0.0.5:8443/redfish/v1/Chassis/1/", "../Power", out,
+                          sizeof out, err, sizeof err) == 0 &&
+          !strcmp(out, "https://10.0.0.5:8443/redfish/v1/Chassis/Power"));
+    /* The default port is the port; a host's case is not part of it. */
+    CHECK(redfish_resolve("https://bmc", NULL, "https://BMC:443/x", out, sizeof out, err,
+                          sizeof err) == 0);
+    static const char *const other[] = {
+        "https://10.0.0.5:9443/redfish/v1/SessionService/Sessions", /* another port */
+        "https://10.0.0.6:8443/redfish/v1/Chassis",                 /* another host */
+        "http://10.0.0.5:8443/redfish/v1/Chassis",                  /* another scheme */
+        "//evil.example:8443/redfish/v1/Chassis",                   /* scheme-relative */
+        "https://admin:pw@10.0.0.5:8443/redfish/v1/",               /* a user in it */
+        "https://10.0.0.5/redfish/v1/",                             /* port 443, not 8443 */
+    };
+    for (size_t i = 0; i < sizeof other / sizeof other[0]; i++) {
+        err[0] = '\0';
+        CHECKF(redfish_resolve(bmc, NULL, other[i], out, sizeof out, err, sizeof err) == -1 &&
+                   strstr(err, "refused the BMC's URL") && strstr(err, other[i]),
+               "%s: %s", other[i], err);
+    }
+    CHECK(strstr(err, "not on --bmc's origin https://10.0.0.5:8443"));
+    /* A URL the BMC wrote is quoted on one line. */
+    CHECK(redfish_resolve(bmc, NULL, "https://x\n/y", out, sizeof out, err, sizeof err) == -1 &&
+          !strchr(err, '\n'));
+    CHECK(redfish_resolve(bmc, NULL, "/redfish/v1/Chassis", out, 10, err, sizeof err) == -1);
+
+    struct power_opts o = {0};
+    snprintf(o.bmc, sizeof o.bmc, "https://admin:s3cret@10.0.0.5");
+    CHECK(power_bmc_check(&o, err, sizeof err) == -1 && strstr(err, "user name or password") &&
+          !strstr(err, "s3cret"));
+    snprintf(o.bmc, sizeof o.bmc, "ipmi://admin:s3cret@10.0.0.5:623");
+    CHECK(power_bmc_check(&o, err, sizeof err) == -1 && !strstr(err, "s3cret"));
+    snprintf(o.bmc, sizeof o.bmc, "http://10.0.0.5/redfish/v1/Chassis/1");
+    CHECK(power_bmc_check(&o, err, sizeof err) == 0); /* no credentials: a lab's mockup */
+    snprintf(o.bmc_password, sizeof o.bmc_password, "s3cret");
+    CHECK(power_bmc_check(&o, err, sizeof err) == -1 && strstr(err, "only over https://"));
+    o.bmc_password[0] = '\0';
+    snprintf(o.bmc_user, sizeof o.bmc_user, "admin");
+    CHECK(power_bmc_check(&o, err, sizeof err) == -1);
+    snprintf(o.bmc, sizeof o.bmc, "https://10.0.0.5/redfish/v1/Chassis/a@b"); /* '@' in a path */
+    CHECK(power_bmc_check(&o, err, sizeof err) == 0);
+    snprintf(o.bmc, sizeof o.bmc, "ipmi://10.0.0.5");
+    CHECK(power_bmc_check(&o, err, sizeof err) == 0);
+}
+
 int main(void) {
     tmp = mkdtemp(tmpl);
     if (!tmp)
@@ -374,6 +431,7 @@ int main(void) {
     test_hwmon();
     test_selector();
     test_bmc_option();
+    test_redfish_origin();
     char cmd[256];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
     if (system(cmd) != 0)
