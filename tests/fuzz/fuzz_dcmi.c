@@ -88,15 +88,21 @@ static int fake_open(const char *path, int flags) {
 }
 
 static void inband_part(const uint8_t *d, size_t n) {
-    static char root[128];
+    /* The sysroot with its dev/ipmi0, made again whenever it is gone (a
+     * `tests/fuzz/run` elsewhere empties /dev/shm/aops-fuzz-*). */
+    static char root[128], dev[160];
     if (!root[0]) {
         snprintf(root, sizeof root, "%s/root", fuzz_dir());
-        char dev[160];
-        snprintf(dev, sizeof dev, "%s/dev", root);
-        mkdir(root, 0700), mkdir(dev, 0700);
-        strcat(dev, "/ipmi0");
+        snprintf(dev, sizeof dev, "%s/dev/ipmi0", root);
+        if (pipe(pipe_fd) != 0 || write(pipe_fd[1], "x", 1) != 1)
+            abort();
+    }
+    if (access(dev, F_OK) != 0) {
+        char dir[160];
+        snprintf(dir, sizeof dir, "%s/dev", root);
+        mkdir(fuzz_dir(), 0700), mkdir(root, 0700), mkdir(dir, 0700);
         int fd = open(dev, O_WRONLY | O_CREAT, 0600);
-        if (fd < 0 || pipe(pipe_fd) != 0 || write(pipe_fd[1], "x", 1) != 1)
+        if (fd < 0)
             abort();
         close(fd);
     }
@@ -104,7 +110,10 @@ static void inband_part(const uint8_t *d, size_t n) {
     struct power_src s = {.ops = &power_src_ipmi};
     struct power_env env = {.sysroot = root, .open_fn = fake_open, .ioctl_fn = fake_ioctl};
     src = &s;
-    if (power_src_ipmi.open(&s, &env) == 0) {
+    int rc = power_src_ipmi.open(&s, &env);
+    if (rc == 1)
+        abort(); /* the device is there: the reader must have been reached */
+    if (rc == 0) {
         double w;
         char err[256];
         atomic_store(&s.cancel, 0);
