@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../telemetry/power_redfish.h"
 #include "../workloads/workload.h"
 #include "shard.h"
 
@@ -152,6 +153,10 @@ int options_load(struct config *cfg, int argc, char **argv, int first, char *err
         snprintf(err, errlen, "unexpected argument '%s' (see harness --help)", argv[k]);
         return -1;
     }
+    /* --bmc with a password in it, or credentials over http://: refused
+     * here, before the command line is recorded anywhere. */
+    if (power_bmc_check(&cfg->power, err, errlen) != 0)
+        return -1;
     make_prepare_hint(cfg, sets, n, argc, argv, first);
     return workloads_select(cfg, err, errlen);
 }

@@ -33,6 +33,10 @@ struct power_env {
     const struct power_opts *opts;               /* --bmc and its settings */
     double sample_interval;                      /* seconds */
     int (*open_fn)(const char *path, int flags); /* open(2), or a test's */
+    /* ioctl(2) on what open_fn opened, or a test's (NULL: ioctl(2)): how a
+     * test plays the kernel's IPMI driver, late answers and all, without
+     * /dev/ipmi0. */
+    int (*ioctl_fn)(int fd, unsigned long req, void *arg);
 };
 
 /* One source: its row, its state, and what it says about itself. Filled by

@@ -9,7 +9,13 @@
  * kept open for the run; ipmi_cmd_raw sends the same bytes), loaded with
  * dlopen only when --bmc ipmi:// asks for it (freeipmi_abi.h says why). Both
  * read on a thread of their own: a KCS interface or a BMC on the network can
- * take tens of milliseconds to answer. The bytes come from dcmi.c. */
+ * take tens of milliseconds to answer. The bytes come from dcmi.c.
+ *
+ * The kernel queues every message for the file: an answer that came after
+ * its request gave up is still there at the next one. So a reading takes
+ * the answer to its own request (msgid, NetFn, Cmd) and drops the stale
+ * ones before it, until that answer or the timeout; one late answer must not
+ * make every later reading fail. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../common/fsread.h"
@@ -40,13 +47,19 @@ static void set_detail_dcmi(struct power_src *s, const struct dcmi_power *p) {
 struct inband {
     int fd;
     long msgid;
+    int (*ioctl_fn)(int fd, unsigned long req, void *arg);
 };
 
+static int sys_ioctl(int fd, unsigned long req, void *arg) {
+    return ioctl(fd, req, arg);
+}
+
 /* One Get Power Reading through the kernel. rsp gets the answer from its
- * completion code on. */
+ * completion code on; messages that are not that answer (a late one to an
+ * earlier request, an event) are dropped while waiting for it. */
 static int inband_cmd(struct power_src *s, uint8_t *rsp, size_t *rlen, char *err, size_t errlen) {
     struct inband *ib = s->priv;
-    uint8_t data[8];
+    uint8_t data[8] = {0};
     struct ipmi_system_interface_addr addr = {IPMI_SYSTEM_INTERFACE_ADDR_TYPE, IPMI_BMC_CHANNEL, 0};
     struct ipmi_req req = {0};
     req.addr = (unsigned char *)&addr;
@@ -56,47 +69,67 @@ static int inband_cmd(struct power_src *s, uint8_t *rsp, size_t *rlen, char *err
     req.msg.cmd = DCMI_CMD_GET_POWER_READING;
     req.msg.data = data;
     req.msg.data_len = (unsigned short)dcmi_power_request(data, sizeof data);
-    if (ioctl(ib->fd, IPMICTL_SEND_COMMAND, &req) < 0) {
+    if (ib->ioctl_fn(ib->fd, IPMICTL_SEND_COMMAND, &req) < 0) {
         snprintf(err, errlen, "IPMICTL_SEND_COMMAND: %s", strerror(errno));
         return -1;
     }
-    /* Up to 5 s for the answer, in slices so the end of the run is seen. */
-    for (int waited = 0;; waited += 200) {
+    size_t cap = *rlen;
+    int dropped = 0;
+    /* Up to 5 s for the answer, however many other messages come first; in
+     * slices so the end of the run is seen. */
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        long waited = (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000;
+        if (atomic_load(&s->cancel) || waited >= 5000) {
+            snprintf(err, errlen, "no answer from the BMC in %ld ms (%d other messages dropped)",
+                     waited, dropped);
+            return -1;
+        }
         struct pollfd p = {ib->fd, POLLIN, 0};
         int r = poll(&p, 1, 200);
-        if (r > 0)
-            break;
         if (r < 0 && errno != EINTR) {
             snprintf(err, errlen, "poll: %s", strerror(errno));
             return -1;
         }
-        if (atomic_load(&s->cancel) || waited >= 5000) {
-            snprintf(err, errlen, "no answer from the BMC in %d ms", waited + 200);
+        if (r <= 0)
+            continue;
+        struct ipmi_addr raddr;
+        struct ipmi_recv rv;
+        memset(&raddr, 0, sizeof raddr);
+        memset(&rv, 0, sizeof rv);
+        memset(rsp, 0, cap);
+        rv.addr = (unsigned char *)&raddr;
+        rv.addr_len = sizeof raddr;
+        rv.msg.data = rsp;
+        rv.msg.data_len = (unsigned short)cap;
+        if (ib->ioctl_fn(ib->fd, IPMICTL_RECEIVE_MSG_TRUNC, &rv) < 0 && errno != EMSGSIZE) {
+            if (errno == EAGAIN || errno == EINTR)
+                continue; /* taken by no one else: the queue was empty after all */
+            snprintf(err, errlen, "IPMICTL_RECEIVE_MSG_TRUNC: %s", strerror(errno));
+            return -1;
+        }
+        /* Ours: a response, to this msgid, for NetFn 2Ch's response NetFn
+         * (2Dh) and Cmd 02h. Anything else was queued before it. */
+        if (rv.recv_type == IPMI_RESPONSE_RECV_TYPE && rv.msgid == ib->msgid &&
+            rv.msg.netfn == (DCMI_NETFN | 1) && rv.msg.cmd == DCMI_CMD_GET_POWER_READING) {
+            *rlen = rv.msg.data_len < cap ? rv.msg.data_len : cap;
+            return 0;
+        }
+        if (++dropped > 64) { /* a driver that answers everything else: give up */
+            snprintf(err, errlen,
+                     "64 messages that are not the answer (the last: type %d, id %ld, NetFn "
+                     "%02xh, Cmd %02xh)",
+                     rv.recv_type, rv.msgid, rv.msg.netfn, rv.msg.cmd);
             return -1;
         }
     }
-    struct ipmi_addr raddr;
-    struct ipmi_recv rv = {0};
-    rv.addr = (unsigned char *)&raddr;
-    rv.addr_len = sizeof raddr;
-    rv.msg.data = rsp;
-    rv.msg.data_len = (unsigned short)*rlen;
-    if (ioctl(ib->fd, IPMICTL_RECEIVE_MSG_TRUNC, &rv) < 0 && errno != EMSGSIZE) {
-        snprintf(err, errlen, "IPMICTL_RECEIVE_MSG_TRUNC: %s", strerror(errno));
-        return -1;
-    }
-    if (rv.recv_type != IPMI_RESPONSE_RECV_TYPE || rv.msgid != ib->msgid) {
-        snprintf(err, errlen, "an unexpected message (type %d, id %ld) instead of the answer",
-                 rv.recv_type, rv.msgid);
-        return -1;
-    }
-    *rlen = rv.msg.data_len;
-    return 0;
 }
 
 static int inband_read(struct power_src *s, double dt, double *watts, char *err, size_t errlen) {
     (void)dt;
-    uint8_t rsp[64];
+    uint8_t rsp[64] = {0};
     size_t n = sizeof rsp;
     struct dcmi_power p;
     char e[256];
@@ -121,6 +154,7 @@ static int inband_open(struct power_src *s, const struct power_env *env) {
             return -1;
         }
         s->priv = ib;
+        ib->ioctl_fn = env->ioctl_fn ? env->ioctl_fn : sys_ioctl;
         ib->fd = env->open_fn(path, O_RDWR | O_CLOEXEC);
         if (ib->fd < 0) {
             snprintf(s->reason, sizeof s->reason, "IPMI in band: cannot open %s: %s%s", path,
@@ -128,7 +162,7 @@ static int inband_open(struct power_src *s, const struct power_env *env) {
             return -1;
         }
         s->detail = json_pack("{s:s}", "device", devs[i]);
-        uint8_t rsp[64];
+        uint8_t rsp[64] = {0};
         size_t n = sizeof rsp;
         struct dcmi_power p;
         char e[512];
@@ -211,8 +245,10 @@ static int lan_session(struct lan *l) {
                                         0, l->priv, 3, 5000, 500, l->wflags, FI_FLAGS_DEFAULT);
 }
 
+/* rsp and *rlen are set only on success: a caller must not look at rsp
+ * after a failure. */
 static int lan_cmd(struct lan *l, uint8_t *rsp, size_t *rlen, char *err, size_t errlen) {
-    uint8_t rq[8], rs[80];
+    uint8_t rq[8] = {0}, rs[80] = {0};
     rq[0] = DCMI_CMD_GET_POWER_READING;
     size_t n = 1 + dcmi_power_request(rq + 1, sizeof rq - 1);
     int got = l->fi.cmd_raw(l->ctx, 0, DCMI_NETFN, rq, (unsigned)n, rs, sizeof rs);
@@ -280,15 +316,16 @@ static int lan_open(struct power_src *s, const struct power_env *env) {
     s->detail =
         json_pack("{s:s, s:s, s:s, s:s}", "bmc", url, "protocol", "IPMI 2.0 RMCP+ (FreeIPMI)",
                   "privilege", pnames[pi], "workaround", workaround);
-    uint8_t rsp[80];
+    uint8_t rsp[80] = {0};
     size_t n = sizeof rsp;
     struct dcmi_power p;
     char e[512];
-    if (lan_cmd(l, rsp, &n, e, sizeof e) != 0 || dcmi_power_decode(rsp, n, &p, e, sizeof e) != 0) {
+    int got = lan_cmd(l, rsp, &n, e, sizeof e) == 0; /* rsp is the BMC's only then */
+    if (!got || dcmi_power_decode(rsp, n, &p, e, sizeof e) != 0) {
         snprintf(s->reason, sizeof s->reason, "IPMI BMC %s: %s%s", l->host, e,
-                 n && rsp[0] == 0xD4 ? " at this session's privilege (--bmc-privilege operator or "
-                                       "admin)"
-                                     : "");
+                 got && n && rsp[0] == 0xD4 ? " at this session's privilege (--bmc-privilege "
+                                              "operator or admin)"
+                                            : "");
         return -1;
     }
     set_detail_dcmi(s, &p);
@@ -298,7 +335,7 @@ static int lan_open(struct power_src *s, const struct power_env *env) {
 static int lan_read(struct power_src *s, double dt, double *watts, char *err, size_t errlen) {
     (void)dt;
     struct lan *l = s->priv;
-    uint8_t rsp[80];
+    uint8_t rsp[80] = {0};
     size_t n = sizeof rsp;
     struct dcmi_power p;
     char e[256];

@@ -15,7 +15,14 @@
  * During the run the resource is read on the source's own thread with one
  * libcurl handle kept alive; a request gives up after 5 s, or at once when
  * the run ends. What the BMC says about its own intervals is recorded: the
- * averaging span of PowerMetrics, a sensor's SensingInterval. */
+ * averaging span of PowerMetrics, a sensor's SensingInterval.
+ *
+ * The BMC's JSON is not trusted to say where the credentials go: every URL
+ * it names is resolved against --bmc (redfish_resolve) and refused unless
+ * it is on the same origin, libcurl follows no redirect itself (it would
+ * take the X-Auth-Token header to another host), and the few the client
+ * follows are checked the same way. A refusal is the source's one reason:
+ * a BMC that points elsewhere gets nothing and measures nothing. */
 #include "power_redfish.h"
 
 #include <ctype.h>
@@ -25,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/config.h"
 #include "power.h"
 
 int redfish_power_member(const json_t *power) {
@@ -89,6 +97,139 @@ double iso8601_duration_s(const char *s) {
     return any ? total : NAN;
 }
 
+/* ---- where credentials may go ------------------------------------------------------------ */
+
+/* s as one printable line, at most len - 1 bytes: an error message quotes
+ * URLs that the BMC wrote. */
+static const char *printable(const char *s, char *out, size_t len) {
+    size_t i = 0;
+    for (; s && s[i] && i + 1 < len; i++)
+        out[i] = (unsigned char)s[i] < 0x20 || (unsigned char)s[i] == 0x7f ? '?' : s[i];
+    out[i] = '\0';
+    return out;
+}
+
+/* The authority of "scheme://AUTHORITY/...": does it hold a '@' (userinfo)? */
+static int has_userinfo(const char *url) {
+    const char *a = strstr(url, "://");
+    if (!a)
+        return 0;
+    a += 3;
+    size_t n = strcspn(a, "/?#");
+    return memchr(a, '@', n) != NULL;
+}
+
+struct origin {
+    char *scheme, *host, *port;
+};
+
+static void origin_free(struct origin *o) {
+    curl_free(o->scheme), curl_free(o->host), curl_free(o->port);
+    o->scheme = o->host = o->port = NULL;
+}
+
+/* Scheme, host and port of a parsed URL, the port filled in where the
+ * scheme implies it; -1 when one is missing or the URL has a user or a
+ * password. */
+static int origin_of(CURLU *u, struct origin *o) {
+    char *user = NULL, *pw = NULL;
+    int has_user = curl_url_get(u, CURLUPART_USER, &user, 0) == CURLUE_OK;
+    int has_pw = curl_url_get(u, CURLUPART_PASSWORD, &pw, 0) == CURLUE_OK;
+    curl_free(user), curl_free(pw);
+    if (has_user || has_pw)
+        return -1;
+    if (curl_url_get(u, CURLUPART_SCHEME, &o->scheme, 0) != CURLUE_OK ||
+        curl_url_get(u, CURLUPART_HOST, &o->host, 0) != CURLUE_OK ||
+        curl_url_get(u, CURLUPART_PORT, &o->port, CURLU_DEFAULT_PORT) != CURLUE_OK) {
+        origin_free(o);
+        return -1;
+    }
+    return 0;
+}
+
+int redfish_resolve(const char *bmc, const char *from, const char *ref, char *out, size_t outlen,
+                    char *err, size_t errlen) {
+    char shown[300];
+    int rc = -1;
+    struct origin want = {0}, got = {0};
+    char *url = NULL;
+    CURLU *b = curl_url(), *u = NULL;
+    if (!b) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (curl_url_set(b, CURLUPART_URL, bmc, 0) != CURLUE_OK || origin_of(b, &want) != 0) {
+        snprintf(err, errlen, "--bmc '%s' is not a URL with a host", printable(bmc, shown, 200));
+        goto out;
+    }
+    if (!(u = curl_url())) {
+        snprintf(err, errlen, "out of memory");
+        goto out;
+    }
+    /* A reference is resolved against the URL it came from (RFC 3986). */
+    if (curl_url_set(u, CURLUPART_URL, from ? from : bmc, 0) != CURLUE_OK ||
+        curl_url_set(u, CURLUPART_URL, ref ? ref : "", 0) != CURLUE_OK) {
+        snprintf(err, errlen, "refused the BMC's URL '%s': not a URL", printable(ref, shown, 200));
+        goto out;
+    }
+    if (origin_of(u, &got) != 0 || strcmp(got.scheme, want.scheme) ||
+        strcasecmp(got.host, want.host) || strcmp(got.port, want.port)) {
+        snprintf(err, errlen,
+                 "refused the BMC's URL '%s': not on --bmc's origin %s://%s:%s (the BMC's "
+                 "credentials go to that origin only)",
+                 printable(ref, shown, 200), want.scheme, want.host, want.port);
+        goto out;
+    }
+    if (curl_url_get(u, CURLUPART_URL, &url, 0) != CURLUE_OK || strlen(url) >= outlen) {
+        snprintf(err, errlen, "refused the BMC's URL '%s': longer than %zu bytes",
+                 printable(ref, shown, 200), outlen - 1);
+        goto out;
+    }
+    memcpy(out, url, strlen(url) + 1);
+    rc = 0;
+out:
+    curl_free(url);
+    origin_free(&want), origin_free(&got);
+    curl_url_cleanup(u);
+    curl_url_cleanup(b);
+    return rc;
+}
+
+int power_bmc_check(const struct power_opts *o, char *err, size_t errlen) {
+    const char *url = o->bmc;
+    if (!url[0])
+        return 0;
+    if (has_userinfo(url)) {
+        snprintf(err, errlen,
+                 "--bmc: a user name or password in the URL (USER:PASSWORD@HOST) is refused: it "
+                 "would be recorded with the command line in result.json; give them in "
+                 "BMC_USERNAME and BMC_PASSWORD");
+        return -1;
+    }
+    int http = !strncmp(url, "http://", 7);
+    if (http && (o->bmc_user[0] || o->bmc_password[0])) {
+        snprintf(err, errlen,
+                 "--bmc '%.300s': BMC credentials (BMC_USERNAME, BMC_PASSWORD) are sent only over "
+                 "https:// (http:// would carry them in clear); use https://, with --bmc-cacert "
+                 "FILE for the BMC's CA",
+                 url);
+        return -1;
+    }
+    if (http || !strncmp(url, "https://", 8)) {
+        CURLU *u = curl_url();
+        struct origin or = {0};
+        int ok =
+            u && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK && origin_of(u, & or) == 0;
+        origin_free(& or);
+        curl_url_cleanup(u);
+        if (!ok) {
+            snprintf(err, errlen, "--bmc '%.300s': not a URL with a host", url);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* ---- the service ------------------------------------------------------------------------ */
 
 struct rf {
@@ -99,12 +240,13 @@ struct rf {
     char base[600];      /* scheme://host[:port] */
     char resource[1200]; /* the URL read at each sample */
     int envmetrics, member;
-    char sessions[600]; /* the SessionService's collection, to log in again */
-    char session[1200]; /* the session's URL, deleted at the end */
+    char sessions[1200]; /* the SessionService's collection, to log in again */
+    char session[1200];  /* the session's URL, deleted at the end */
     char token[600];
     char *body;
     size_t len, cap;
     char hdr_token[600], hdr_location[1200]; /* from the last response */
+    char refused[600];                       /* the first URL refused for its origin, and why */
     char curl_err[CURL_ERROR_SIZE];
 };
 
@@ -128,29 +270,36 @@ static size_t on_body(char *p, size_t sz, size_t n, void *arg) {
     return k;
 }
 
+int redfish_header(const char *line, size_t len, const char *name, char *out, size_t outlen) {
+    size_t nl = strlen(name);
+    if (!outlen || len <= nl || line[nl] != ':' || strncasecmp(line, name, nl))
+        return 0;
+    const char *v = line + nl + 1;
+    size_t vl = len - nl - 1;
+    while (vl && isspace((unsigned char)*v))
+        v++, vl--;
+    while (vl && isspace((unsigned char)v[vl - 1]))
+        vl--;
+    /* A value that does not fit, or holds a control byte (a header split
+     * into another), is not taken: a token cut short is not the token. */
+    if (vl >= outlen)
+        return -1;
+    for (size_t i = 0; i < vl; i++)
+        if ((unsigned char)v[i] < 0x20 || (unsigned char)v[i] == 0x7f)
+            return -1;
+    memcpy(out, v, vl);
+    out[vl] = '\0';
+    return 1;
+}
+
 /* X-Auth-Token and Location of a POST to the SessionService. */
 static size_t on_header(char *p, size_t sz, size_t n, void *arg) {
     struct rf *r = arg;
     size_t k = sz * n;
-    static const struct {
-        const char *name;
-        size_t off;
-    } want[] = {{"x-auth-token:", offsetof(struct rf, hdr_token)},
-                {"location:", offsetof(struct rf, hdr_location)}};
-    for (size_t i = 0; i < 2; i++) {
-        size_t nl = strlen(want[i].name);
-        if (k > nl && !strncasecmp(p, want[i].name, nl)) {
-            char *dst = (char *)r + want[i].off;
-            size_t cap = i == 0 ? sizeof r->hdr_token : sizeof r->hdr_location;
-            const char *v = p + nl;
-            size_t vl = k - nl;
-            while (vl && isspace((unsigned char)*v))
-                v++, vl--;
-            while (vl && isspace((unsigned char)v[vl - 1]))
-                vl--;
-            snprintf(dst, cap, "%.*s", (int)vl, v);
-        }
-    }
+    if (redfish_header(p, k, "X-Auth-Token", r->hdr_token, sizeof r->hdr_token) < 0)
+        r->hdr_token[0] = '\0';
+    if (redfish_header(p, k, "Location", r->hdr_location, sizeof r->hdr_location) < 0)
+        r->hdr_location[0] = '\0';
     return k;
 }
 
@@ -160,47 +309,72 @@ static int on_progress(void *arg, curl_off_t a, curl_off_t b, curl_off_t c, curl
     return r->cancel && atomic_load(r->cancel); /* non-zero aborts the transfer */
 }
 
-/* A URL for a path on the service ("/redfish/v1/Chassis"), or the URL as
- * it is when the BMC gave an absolute one. */
-static void url_of(const struct rf *r, const char *path, char *out, size_t len) {
-    if (!strncmp(path, "http://", 7) || !strncmp(path, "https://", 8))
-        snprintf(out, len, "%s", path);
-    else
-        snprintf(out, len, "%s%s%s", r->base, path[0] == '/' ? "" : "/", path);
+/* A URL the service named (or a path on it), resolved against from (the
+ * URL it came from; the service's base when NULL), kept only on --bmc's
+ * origin. A refusal is also kept in r->refused: whatever the caller makes
+ * of the failure, the source then measures nothing and says why. */
+static int resolve(struct rf *r, const char *from, const char *ref, char *out, size_t len,
+                   char *err, size_t errlen) {
+    if (redfish_resolve(r->base, from, ref, out, len, err, errlen) == 0)
+        return 0;
+    if (!r->refused[0])
+        snprintf(r->refused, sizeof r->refused, "%s", err);
+    return -1;
 }
 
-/* One request. Returns the HTTP status, or -1 with err for a transport
- * failure (said the way a person fixes it: TLS, no route, timeout). */
+/* One request, redirects followed here (at most 3, each on --bmc's origin)
+ * since libcurl's own would take the token along to any host. Returns the
+ * HTTP status, or -1 with err for a transport failure (said the way a
+ * person fixes it: TLS, no route, timeout) or a refused URL. */
 static long request(struct rf *r, const char *method, const char *path, const char *body, char *err,
                     size_t errlen) {
     char url[1400];
-    url_of(r, path, url, sizeof url);
-    r->len = 0;
-    if (r->body)
-        r->body[0] = '\0';
-    r->hdr_token[0] = r->hdr_location[0] = '\0';
-    curl_easy_setopt(r->h, CURLOPT_URL, url);
-    curl_easy_setopt(r->h, CURLOPT_CUSTOMREQUEST, strcmp(method, "GET") ? method : NULL);
-    if (body)
-        curl_easy_setopt(r->h, CURLOPT_POSTFIELDS, body);
-    else
-        curl_easy_setopt(r->h, CURLOPT_HTTPGET, 1L);
-    CURLcode rc = curl_easy_perform(r->h);
-    if (rc != CURLE_OK) {
-        const char *hint = "";
-        if (rc == CURLE_PEER_FAILED_VERIFICATION || rc == CURLE_SSL_CACERT_BADFILE ||
-            rc == CURLE_SSL_CONNECT_ERROR || rc == CURLE_SSL_CERTPROBLEM)
-            hint = " (a TLS error: --bmc-cacert FILE trusts the BMC's CA, --bmc-insecure skips "
-                   "the check)";
-        else if (rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST)
-            hint = " (is the BMC reachable from here, at that port?)";
-        snprintf(err, errlen, "%s %s: %s%s", method, url,
-                 r->curl_err[0] ? r->curl_err : curl_easy_strerror(rc), hint);
+    if (resolve(r, NULL, path, url, sizeof url, err, errlen) != 0)
         return -1;
+    for (int hop = 0;; hop++) {
+        r->len = 0;
+        if (r->body)
+            r->body[0] = '\0';
+        r->hdr_token[0] = r->hdr_location[0] = '\0';
+        curl_easy_setopt(r->h, CURLOPT_URL, url);
+        curl_easy_setopt(r->h, CURLOPT_CUSTOMREQUEST, strcmp(method, "GET") ? method : NULL);
+        if (body)
+            curl_easy_setopt(r->h, CURLOPT_POSTFIELDS, body);
+        else
+            curl_easy_setopt(r->h, CURLOPT_HTTPGET, 1L);
+        CURLcode rc = curl_easy_perform(r->h);
+        if (rc != CURLE_OK) {
+            const char *hint = "";
+            if (rc == CURLE_PEER_FAILED_VERIFICATION || rc == CURLE_SSL_CACERT_BADFILE ||
+                rc == CURLE_SSL_CONNECT_ERROR || rc == CURLE_SSL_CERTPROBLEM)
+                hint = " (a TLS error: --bmc-cacert FILE trusts the BMC's CA, --bmc-insecure skips "
+                       "the check)";
+            else if (rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST)
+                hint = " (is the BMC reachable from here, at that port?)";
+            snprintf(err, errlen, "%s %s: %s%s", method, url,
+                     r->curl_err[0] ? r->curl_err : curl_easy_strerror(rc), hint);
+            return -1;
+        }
+        long code = 0;
+        curl_easy_getinfo(r->h, CURLINFO_RESPONSE_CODE, &code);
+        char *next = NULL;
+        if ((code != 301 && code != 302 && code != 303 && code != 307 && code != 308) ||
+            curl_easy_getinfo(r->h, CURLINFO_REDIRECT_URL, &next) != CURLE_OK || !next)
+            return code;
+        if (hop == 3) {
+            snprintf(err, errlen, "%s %s: more than 3 redirects", method, url);
+            return -1;
+        }
+        char to[sizeof url];
+        if (resolve(r, url, next, to, sizeof to, err, errlen) != 0)
+            return -1;
+        memcpy(url, to, sizeof url);
+        /* 303, and 301/302 after a POST, as browsers and libcurl do: a GET. */
+        if (code == 303 || ((code == 301 || code == 302) && body)) {
+            method = "GET", body = NULL;
+            curl_easy_setopt(r->h, CURLOPT_POSTFIELDS, NULL);
+        }
     }
-    long code = 0;
-    curl_easy_getinfo(r->h, CURLINFO_RESPONSE_CODE, &code);
-    return code;
 }
 
 /* GET a resource as JSON. */
@@ -208,14 +382,16 @@ static json_t *get_json(struct rf *r, const char *path, long *code, char *err, s
     *code = request(r, "GET", path, NULL, err, errlen);
     if (*code < 0)
         return NULL;
+    char shown[300], why[160];
     if (*code != 200) {
-        snprintf(err, errlen, "GET %s: HTTP %ld", path, *code);
+        snprintf(err, errlen, "GET %s: HTTP %ld", printable(path, shown, sizeof shown), *code);
         return NULL;
     }
     json_error_t je;
     json_t *j = json_loadb(r->body ? r->body : "", r->len, 0, &je);
     if (!j)
-        snprintf(err, errlen, "GET %s: not JSON (%s)", path, je.text);
+        snprintf(err, errlen, "GET %s: not JSON (%s)", printable(path, shown, sizeof shown),
+                 printable(je.text, why, sizeof why));
     return j;
 }
 
@@ -243,7 +419,11 @@ static void use_basic(struct rf *r) {
 
 /* A session where the service has one: 1 made, 0 none offered (the caller
  * falls back to basic auth), -1 refused (reason in err). */
-static int login(struct rf *r, const char *sessions, char *err, size_t errlen) {
+static int login(struct rf *r, const char *sessions_ref, char *err, size_t errlen) {
+    char sessions[sizeof r->sessions], shown[300];
+    if (resolve(r, NULL, sessions_ref, sessions, sizeof sessions, err, errlen) != 0)
+        return -1; /* the password goes nowhere but --bmc's origin */
+    printable(sessions, shown, sizeof shown);
     json_t *req =
         json_pack("{s:s, s:s}", "UserName", r->o->bmc_user, "Password", r->o->bmc_password);
     char *body = req ? json_dumps(req, JSON_COMPACT) : NULL;
@@ -260,17 +440,22 @@ static int login(struct rf *r, const char *sessions, char *err, size_t errlen) {
     if (code == 401 || code == 403) {
         snprintf(err, errlen,
                  "wrong credentials: POST %s: HTTP %ld (check BMC_USERNAME and BMC_PASSWORD)",
-                 sessions, code);
+                 shown, code);
         return -1;
     }
     if (code >= 200 && code < 300 && r->hdr_token[0]) {
+        char session[sizeof r->session] = "";
+        /* The session's own URL, where the token is sent to end it. */
+        if (r->hdr_location[0] &&
+            resolve(r, sessions, r->hdr_location, session, sizeof session, err, errlen) != 0)
+            return -1;
         snprintf(r->sessions, sizeof r->sessions, "%s", sessions);
         snprintf(r->token, sizeof r->token, "%s", r->hdr_token);
-        snprintf(r->session, sizeof r->session, "%s", r->hdr_location);
+        snprintf(r->session, sizeof r->session, "%s", session);
         set_token_header(r);
         return 1;
     }
-    snprintf(err, errlen, "POST %s: HTTP %ld and no X-Auth-Token", sessions, code);
+    snprintf(err, errlen, "POST %s: HTTP %ld and no X-Auth-Token", shown, code);
     return 0;
 }
 
@@ -305,7 +490,7 @@ static int chassis_power(struct power_src *s, struct rf *r, const char *chassis,
     json_t *res = NULL;
     if (env && (res = get_json(r, env, &code, e, sizeof e)) &&
         redfish_power_value(res, 1, 0, &w, e, sizeof e) == 0) {
-        url_of(r, env, r->resource, sizeof r->resource);
+        resolve(r, NULL, env, r->resource, sizeof r->resource, e, sizeof e);
         r->envmetrics = 1;
         found = 1;
         /* The sensor behind the excerpt says how often it is read. */
@@ -325,7 +510,7 @@ static int chassis_power(struct power_src *s, struct rf *r, const char *chassis,
     res = NULL;
     if (!found && pow && (res = get_json(r, pow, &code, e, sizeof e)) &&
         (r->member = redfish_power_member(res)) >= 0) {
-        url_of(r, pow, r->resource, sizeof r->resource);
+        resolve(r, NULL, pow, r->resource, sizeof r->resource, e, sizeof e);
         found = 1;
         json_t *pc = json_array_get(json_object_get(res, "PowerControl"), (size_t)r->member);
         json_t *iv = json_object_get(json_object_get(pc, "PowerMetrics"), "IntervalInMin");
@@ -422,6 +607,13 @@ static int rf_open(struct power_src *s, const struct power_env *env) {
     if (strncmp(url, "https://", 8) && strncmp(url, "http://", 7))
         return 1; /* ipmi:// is the other row's */
     s->asked = 1;
+    /* The command line refused these already; a caller that set the
+     * options itself gets the same answer. */
+    char why[600];
+    if (power_bmc_check(env->opts, why, sizeof why) != 0) {
+        snprintf(s->reason, sizeof s->reason, "Redfish: %s", why);
+        return -1;
+    }
     struct rf *r = calloc(1, sizeof *r);
     if (!r || !(r->h = curl_easy_init())) {
         free(r);
@@ -452,9 +644,10 @@ static int rf_open(struct power_src *s, const struct power_env *env) {
     curl_easy_setopt(r->h, CURLOPT_NOPROGRESS, 0L);
     curl_easy_setopt(r->h, CURLOPT_XFERINFOFUNCTION, on_progress);
     curl_easy_setopt(r->h, CURLOPT_XFERINFODATA, r);
-    curl_easy_setopt(r->h, CURLOPT_FOLLOWLOCATION, 1L);
-    curl_easy_setopt(r->h, CURLOPT_MAXREDIRS, 3L);
-    curl_easy_setopt(r->h, CURLOPT_PROTOCOLS_STR, "http,https");
+    /* Redirects are request()'s to follow, each checked for its origin:
+     * libcurl's own would send the X-Auth-Token header to any host. */
+    curl_easy_setopt(r->h, CURLOPT_FOLLOWLOCATION, 0L);
+    curl_easy_setopt(r->h, CURLOPT_PROTOCOLS_STR, strncmp(url, "https://", 8) ? "http" : "https");
     /* A BMC is not a web proxy's business, and secrets must not pass one. */
     curl_easy_setopt(r->h, CURLOPT_NOPROXY, "*");
     if (r->o->bmc_insecure) {
@@ -465,8 +658,12 @@ static int rf_open(struct power_src *s, const struct power_env *env) {
     }
     set_token_header(r);
     char err[900] = "";
-    if (rf_discover(s, r, chassis[0] ? chassis : NULL, err, sizeof err) != 0) {
-        snprintf(s->reason, sizeof s->reason, "Redfish BMC %s: %s", r->base, err);
+    /* A URL refused anywhere in discovery (even an optional one, a
+     * sensor's) fails the source: a BMC that names another origin is not
+     * one whose readings are taken. */
+    if (rf_discover(s, r, chassis[0] ? chassis : NULL, err, sizeof err) != 0 || r->refused[0]) {
+        snprintf(s->reason, sizeof s->reason, "Redfish BMC %.300s: %.700s", r->base,
+                 r->refused[0] ? r->refused : err);
         return -1;
     }
     double w;

@@ -241,7 +241,8 @@ struct telemetry *telemetry_new_with(const struct config *cfg,
         }
     }
 
-    struct power_env env = {root, &cfg->power, cfg->sample_interval, open_fn ? open_fn : sys_open};
+    struct power_env env = {root, &cfg->power, cfg->sample_interval, open_fn ? open_fn : sys_open,
+                            NULL /* ioctl(2) */};
     t->ps = power_set_open(&env);
 
     t->cap = 4096;

@@ -9,7 +9,10 @@
 #     writes, and logs each one: the readings in result.json are checked one by
 #     one against the BMC's log, and mean and peak against what it served;
 #   - a session at user privilege (what DCMI asks) is refused by ipmi_sim for
-#     this command (D4h), wrong passwords are refused by RMCP+ itself.
+#     this command (D4h), wrong passwords are refused by RMCP+ itself;
+#   - a BMC whose answer has no bytes at all (the module's "empty"), with the
+#     harness under valgrind's memcheck: the failure is said, and no byte of
+#     an answer never received is looked at (main read rsp[0] uninitialised).
 set -u
 . "$(dirname "$0")/../lib.sh"
 
@@ -19,7 +22,7 @@ if [ -z "$SIM" ] || [ ! -e /usr/include/OpenIPMI/mcserv.h ]; then
     fail "ipmi_sim or its headers missing: scripts/setup installs openipmi and libopenipmi-dev"
     finish
 fi
-PIDS=()
+PIDS=() WRAP=()
 trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$TMP"' EXIT
 
 cat >"$TMP/lan.conf" <<EOF
@@ -51,7 +54,7 @@ stop_sim() { kill "${PIDS[-1]}" 2>/dev/null; wait "${PIDS[-1]}" 2>/dev/null; }
 run() { # run NAME [options...]
     local name=$1; shift
     AOPS_SLEEP_US=${SLEEP_US:-1000} BMC_USERNAME=${USER_:-admin} BMC_PASSWORD=${PASS_:-s3cret} \
-        "$HARNESS" --containers 2 --profile tiny --workloads sleep --sample-interval 0.2 \
+        ${WRAP[@]+"${WRAP[@]}"} "$HARNESS" --containers 2 --profile tiny --workloads sleep --sample-interval 0.2 \
         --bmc ipmi://127.0.0.1:$PORT --out "$TMP/$name" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
 }
 platform() { jq -c '[.telemetry.power[] | select(.scope == "platform")][0]' "$TMP/$1/result.json"; }
@@ -107,4 +110,24 @@ said_once userpriv "completion code 0xd4 (insufficient privilege level)"
 PASS_=wrong run wrongpw --cycles 1 --bmc-privilege admin
 said_once wrongpw "password invalid"
 stop_sim
+
+# ---- an answer with no bytes, under memcheck ----
+if command -v valgrind >/dev/null; then
+    echo empty >"$TMP/values-empty"
+    : >"$TMP/served-empty"
+    cp "$TMP/lan.conf" "$TMP/lan-empty.conf"
+    echo "  loadlib \"$TMP/dcmi.so\" \"$TMP/values-empty $TMP/served-empty\"" >>"$TMP/lan-empty.conf"
+    check "ipmi_sim with the module answering nothing up" sim "$TMP/lan-empty.conf"
+    WRAP=(valgrind --tool=memcheck --track-origins=yes "--log-file=$TMP/vg.%p")
+    run empty --cycles 1 --bmc-privilege admin
+    WRAP=()
+    check_eq "the BMC answered with no bytes" empty "$(head -1 "$TMP/served-empty")"
+    said_once empty "a short answer"
+    check "memcheck ran on the coordinator" grep -lq "Memcheck" "$TMP"/vg.*
+    uninit=$(grep -h -A12 "uninitialised value" "$TMP"/vg.* | grep -c "power_ipmi.c")
+    check_eq "memcheck: no uninitialised read in power_ipmi.c" 0 "$uninit"
+    stop_sim
+else
+    fail "valgrind missing: scripts/setup installs it (TEST_PACKAGES)"
+fi
 finish

@@ -8,7 +8,13 @@
 # without it. Then the bad inputs, each one line at start and null with its
 # reason: no BMC at the port, a certificate that does not verify, a chassis
 # without power readings (sushy-static), wrong and missing credentials
-# (sushy-emulator with HTTP basic auth, a 401 from a real server).
+# (sushy-emulator with HTTP basic auth over HTTPS, a 401 from a real server).
+# Then a hostile BMC (tests/power/hostile_bmc.py) whose JSON names another
+# origin -- for the login, the chassis, the session's Location, a redirect --
+# and a thief listening there that logs every request: the thief gets no
+# request at all, let alone a password, a Basic header or a token, and each
+# case is one line naming the URL refused. A password in --bmc, and
+# credentials over http://, are refused with one line and exit 2.
 set -u
 . "$(dirname "$0")/../lib.sh"
 
@@ -17,7 +23,7 @@ if [ ! -x "$VENV/bin/sushy-static" ]; then
     fail "sushy-tools missing: scripts/setup (or tests/power/tools.sh) installs it"
     finish
 fi
-PORT=19610 EPORT=19611 DEAD=19612
+PORT=19610 EPORT=19611 DEAD=19612 HPORT=19613 TPORT=19614
 SERVERS=()
 cleanup() {
     for p in "${SERVERS[@]}"; do kill "$p" 2>/dev/null; done
@@ -165,19 +171,93 @@ SUSHY_EMULATOR_LISTEN_PORT = $EPORT
 SUSHY_EMULATOR_AUTH_FILE = '$TMP/htpasswd'
 SUSHY_EMULATOR_FAKE_DRIVER = True
 SUSHY_EMULATOR_STATE_DIR = '$TMP/emulator-state'
+SUSHY_EMULATOR_SSL_CERT = '$TMP/cert.pem'
+SUSHY_EMULATOR_SSL_KEY = '$TMP/key.pem'
 EOF
 "$VENV/bin/sushy-emulator" --config "$TMP/emulator.conf" >"$TMP/emulator.log" 2>&1 &
 SERVERS+=($!)
 up=0
 for _ in $(seq 150); do
-    curl -s http://127.0.0.1:$EPORT/redfish/v1/ >/dev/null 2>&1 && { up=1; break; }
+    curl -s --cacert "$TMP/cert.pem" https://127.0.0.1:$EPORT/redfish/v1/ >/dev/null 2>&1 && { up=1; break; }
     sleep 0.1
 done
-check_eq "sushy-emulator up with basic auth" 1 $up
-CH=$(curl -s -u admin:s3cret http://127.0.0.1:$EPORT/redfish/v1/Chassis | jq -r '.Members[0]["@odata.id"]')
+check_eq "sushy-emulator up with basic auth over HTTPS" 1 $up
+EMU=https://127.0.0.1:$EPORT
+CH=$(curl -s --cacert "$TMP/cert.pem" -u admin:s3cret $EMU/redfish/v1/Chassis | jq -r '.Members[0]["@odata.id"]')
 check_eq "the emulator refuses a wrong password itself" 401 \
-    "$(curl -s -o /dev/null -w '%{http_code}' -u admin:wrong "http://127.0.0.1:$EPORT$CH")"
-BMC_USERNAME=admin BMC_PASSWORD=wrong bad wrongpw "wrong credentials" --bmc "http://127.0.0.1:$EPORT$CH"
-bad nocreds "set BMC_USERNAME and BMC_PASSWORD" --bmc "http://127.0.0.1:$EPORT$CH"
-BMC_USERNAME=admin BMC_PASSWORD=s3cret bad emunopower "has no power readings" --bmc "http://127.0.0.1:$EPORT$CH"
+    "$(curl -s --cacert "$TMP/cert.pem" -o /dev/null -w '%{http_code}' -u admin:wrong "$EMU$CH")"
+BMC_USERNAME=admin BMC_PASSWORD=wrong bad wrongpw "wrong credentials" --bmc "$EMU$CH" --bmc-cacert "$TMP/cert.pem"
+bad nocreds "set BMC_USERNAME and BMC_PASSWORD" --bmc "$EMU$CH" --bmc-cacert "$TMP/cert.pem"
+BMC_USERNAME=admin BMC_PASSWORD=s3cret bad emunopower "has no power readings" --bmc "$EMU$CH" --bmc-cacert "$TMP/cert.pem"
+
+# ---- refused before anything runs: one line, exit 2, the password nowhere ----
+refused() { # refused NAME "what the line says" harness-options... (env: the credentials)
+    local name=$1 want=$2; shift 2
+    local rc=0
+    run "$name" --cycles 1 "$@" || rc=$?
+    check_eq "$name: exit 2" 2 "$rc"
+    check_eq "$name: one line" 1 "$(wc -l <"$TMP/$name.err")"
+    check_contains "$name: the line says why" "$want" "$(cat "$TMP/$name.err")"
+    check_lacks "$name: the password is not in it" s3cret "$(cat "$TMP/$name.err" "$TMP/$name.out")"
+    check "$name: no result written" test ! -e "$TMP/$name/result.json"
+}
+refused userinfo "a user name or password in the URL" --bmc "https://admin:s3cret@127.0.0.1:$PORT" \
+    --bmc-cacert "$TMP/cert.pem"
+refused userinfo-ipmi "a user name or password in the URL" --bmc "ipmi://admin:s3cret@127.0.0.1:623"
+BMC_USERNAME=admin BMC_PASSWORD=s3cret refused http-creds "sent only over https://" \
+    --bmc "http://127.0.0.1:$EPORT$CH"
+
+# ---- a BMC that names another origin; the thief there logs what it gets ----
+: >"$TMP/hostile.log"
+echo honest >"$TMP/mode"
+python3 "$ROOT/tests/power/hostile_bmc.py" --port $HPORT --thief-port $TPORT \
+    --mockup "$ROOT/tests/power/redfish-mockup" --cert "$TMP/cert.pem" --key "$TMP/key.pem" \
+    --log "$TMP/hostile.log" --mode-file "$TMP/mode" 2>"$TMP/hostile.err" &
+SERVERS+=($!)
+up=0
+for _ in $(seq 100); do
+    curl -s --cacert "$TMP/cert.pem" https://127.0.0.1:$HPORT/redfish/v1/ >/dev/null 2>&1 &&
+        curl -s --cacert "$TMP/cert.pem" https://127.0.0.1:$TPORT/redfish/v1/ >/dev/null 2>&1 && { up=1; break; }
+    sleep 0.1
+done
+check_eq "the hostile BMC and its thief up" 1 $up
+: >"$TMP/hostile.log"
+hrun() { # hrun MODE: a run against the hostile BMC in that mode
+    echo "$1" >"$TMP/mode"
+    BMC_USERNAME=admin BMC_PASSWORD=s3cret run "h-$1" --cycles 1 --bmc https://127.0.0.1:$HPORT \
+        --bmc-cacert "$TMP/cert.pem"
+}
+# The honest mode first: sessions, a same-origin redirect followed, the session deleted.
+hrun honest
+E=$(platform h-honest)
+# open() takes a first reading before the workers are released, and says at start when it
+# cannot: nothing said before "released" is a reading taken (the run's own reads may be cut
+# short by its end, so they are not what is checked).
+check_eq "honest BMC: a session" session "$(jq -r .auth <<<"$E")"
+check_lacks "honest BMC: read at start, nothing said" "warning: platform power" \
+    "$(sed '/released/q' "$TMP/h-honest.err")"
+check "honest BMC: the Power resource read with the token" jq -se '[.[] | select(.mode == "honest"
+    and .path == "/redfish/v1/Chassis/1U/Power" and .headers["X-Auth-Token"] == "tok-bmc")] | length > 0' \
+    "$TMP/hostile.log"
+check_eq "honest BMC: the same-origin redirect followed, with the token" 1 \
+    "$(jq -s '[.[] | select(.mode == "honest" and .method == "GET" and .path == "/redfish/v1/Chassis/"
+        and .headers["X-Auth-Token"] == "tok-bmc")] | length' "$TMP/hostile.log")"
+check_eq "honest BMC: the session deleted with its token at the end" 1 \
+    "$(jq -s '[.[] | select(.mode == "honest" and .method == "DELETE" and .headers["X-Auth-Token"] == "tok-bmc")] | length' "$TMP/hostile.log")"
+for m in sessions odata location redirect; do
+    hrun $m
+    E=$(platform h-$m)
+    check_eq "$m: the thief got no request" 0 \
+        "$(jq -s --arg m $m '[.[] | select(.server == "thief" and .mode == $m)] | length' "$TMP/hostile.log")"
+    check_eq "$m: no password, Basic header or token reached the thief" 0 \
+        "$(jq -s --arg m $m '[.[] | select(.server == "thief" and .mode == $m)
+            | select((.body | test("s3cret")) or (.headers | keys | map(ascii_downcase)
+              | any(. == "authorization" or . == "x-auth-token")))] | length' "$TMP/hostile.log")"
+    check_eq "$m: platform power null" null "$(jq -r .mean_w <<<"$E")"
+    check_contains "$m: the reason names the URL refused" \
+        "refused the BMC's URL 'https://127.0.0.1:$TPORT/redfish/v1/" "$(jq -r .reason <<<"$E")"
+    check_eq "$m: one line at start, naming it" 1 \
+        "$(grep -c "warning: platform power.*refused the BMC's URL 'https://127.0.0.1:$TPORT" "$TMP/h-$m.err")"
+    check_lacks "$m: the password is nowhere in the result" s3cret "$(cat "$TMP/h-$m/result.json")"
+done
 finish

@@ -11,8 +11,10 @@
  *
  * Each request takes the next number of watts from a file (the test's
  * sequence; the last one again at its end) and appends what it served to
- * another, so the test knows every reading the BMC gave. The options string
- * is "VALUES_FILE SERVED_FILE". */
+ * another, so the test knows every reading the BMC gave. The word "empty"
+ * in its place is an answer with no bytes at all, not even a completion
+ * code (a broken BMC: the harness must not read an answer it never got).
+ * The options string is "VALUES_FILE SERVED_FILE". */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -45,8 +47,17 @@ static void dcmi(lmc_data_t *mc, msg_t *msg, unsigned char *rdata, unsigned int 
         return;
     }
     unsigned v;
-    if (values && fscanf(values, "%u", &v) == 1)
+    char word[16];
+    if (values && fscanf(values, "%u", &v) == 1) {
         last = v;
+    } else if (values && fscanf(values, "%15s", word) == 1 && !strcmp(word, "empty")) {
+        if (served) {
+            fprintf(served, "empty\n");
+            fflush(served);
+        }
+        *rdata_len = 0;
+        return;
+    }
     if (served) {
         fprintf(served, "%u\n", last);
         fflush(served);

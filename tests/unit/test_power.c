@@ -12,12 +12,20 @@
  *   - hwmon on a fixture sysroot: the ACPI power meter as platform, Ampere's
  *     SMpro summed over two sockets, a GPU's channel left out, a meter that
  *     averages over longer than the samples said to be slower;
- *   - the dotted-path selector the report and compare use for a scope. */
+ *   - the dotted-path selector the report and compare use for a scope;
+ *   - IPMI in band against a played kernel driver (power_env.ioctl_fn) that
+ *     queues late answers, events and other commands' answers before each
+ *     reading's own: every reading is its own answer's watts;
+ *   - which URLs the Redfish client takes from a BMC (RFC 3986 resolution,
+ *     the same scheme, host and port as --bmc), and which --bmc and
+ *     credentials it refuses before anything runs. */
 #include <errno.h>
+#include <linux/ipmi.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -29,6 +37,7 @@
 #include "cmdline.h"
 #include "dcmi.h"
 #include "freeipmi_abi.h"
+#include "power.h"
 #include "power_redfish.h"
 #include "power_set.h"
 #include "telemetry.h"
@@ -364,6 +373,144 @@ static void test_bmc_option(void) {
     options_free(&c);
 }
 
+/* A played /dev/ipmi0: each IPMICTL_SEND_COMMAND queues what a driver would
+ * have queued by the time the answer is there, the answer last. The first
+ * request (open's) finds a late answer to a request of before (msgid 99),
+ * an event and an answer to another command with its msgid; every later one
+ * finds the answer to the request before it again (late once more), then its
+ * own. The watts of answer k are 300 + k. */
+struct fake_msg {
+    int type;
+    long msgid;
+    unsigned char netfn, cmd;
+    uint8_t data[19];
+};
+static struct fake_msg fq[16];
+static int fq_head, fq_tail, fq_sends;
+
+static void fq_push(int type, long msgid, unsigned char netfn, unsigned char cmd, unsigned watts) {
+    struct fake_msg *m = &fq[fq_tail++ % 16];
+    m->type = type, m->msgid = msgid, m->netfn = netfn, m->cmd = cmd;
+    memcpy(m->data, spec_rsp, sizeof m->data);
+    m->data[2] = watts & 0xff, m->data[3] = watts >> 8;
+}
+
+static int fake_ioctl(int fd, unsigned long req, void *arg) {
+    (void)fd;
+    if (req == IPMICTL_SEND_COMMAND) {
+        struct ipmi_req *r = arg;
+        if (r->msg.netfn != 0x2C || r->msg.cmd != 0x02)
+            return errno = EINVAL, -1;
+        if (fq_sends == 0) {
+            fq_push(IPMI_RESPONSE_RECV_TYPE, 99, 0x2D, 0x02, 9999);
+            fq_push(IPMI_ASYNC_EVENT_RECV_TYPE, 0, 0x05, 0x02, 9998);
+            fq_push(IPMI_RESPONSE_RECV_TYPE, r->msgid, 0x07, 0x01, 9997);
+        } else {
+            fq_push(IPMI_RESPONSE_RECV_TYPE, r->msgid - 1, 0x2D, 0x02, 9996);
+        }
+        fq_push(IPMI_RESPONSE_RECV_TYPE, r->msgid, 0x2D, 0x02, 300 + (unsigned)fq_sends);
+        fq_sends++;
+        return 0;
+    }
+    if (req == IPMICTL_RECEIVE_MSG_TRUNC) {
+        struct ipmi_recv *rv = arg;
+        if (fq_head == fq_tail)
+            return errno = EAGAIN, -1;
+        struct fake_msg *m = &fq[fq_head++ % 16];
+        rv->recv_type = m->type, rv->msgid = m->msgid;
+        rv->msg.netfn = m->netfn, rv->msg.cmd = m->cmd;
+        size_t n = rv->msg.data_len < sizeof m->data ? rv->msg.data_len : sizeof m->data;
+        memcpy(rv->msg.data, m->data, n);
+        rv->msg.data_len = (unsigned short)n;
+        return 0;
+    }
+    return errno = ENOTTY, -1;
+}
+
+static int fake_fd[2] = {-1, -1};
+static int fake_open(const char *path, int flags) {
+    (void)path, (void)flags;
+    return dup(fake_fd[0]); /* always readable: the queue says what there is */
+}
+
+static void test_ipmi_stale(void) {
+    char root[1024];
+    snprintf(root, sizeof root, "%s/ipmi-root", tmp);
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/dev' && : >'%s/dev/ipmi0'", root, root);
+    CHECK(system(cmd) == 0);
+    CHECK(pipe(fake_fd) == 0 && write(fake_fd[1], "x", 1) == 1);
+    struct power_env env = {.sysroot = root, .open_fn = fake_open, .ioctl_fn = fake_ioctl};
+    struct power_src s = {.ops = &power_src_ipmi};
+    int rc = power_src_ipmi.open(&s, &env);
+    CHECKF(rc == 0, "open: %d %s", rc, s.reason);
+    CHECK(fq_head == fq_tail); /* what came before the answer is gone with it */
+    for (int k = 1; rc == 0 && k <= 3; k++) {
+        double w = 0;
+        char err[256] = "";
+        int r = power_src_ipmi.read(&s, 1, &w, err, sizeof err);
+        CHECKF(r == 0 && w == 300 + k, "reading %d: rc %d, %g W, %s", k, r, w, err);
+        CHECK(fq_head == fq_tail);
+    }
+    power_src_ipmi.close(&s);
+    json_decref(s.detail);
+    close(fake_fd[0]), close(fake_fd[1]);
+}
+
+static void test_redfish_origin(void) {
+    char out[512], err[512];
+    const char *bmc = "https://10.0.0.5:8443";
+    CHECK(redfish_resolve(bmc, NULL, "/redfish/v1/Chassis", out, sizeof out, err, sizeof err) ==
+              0 &&
+          !strcmp(out, "https://10.0.0.5:8443/redfish/v1/Chassis"));
+    CHECK(redfish_resolve(bmc, NULL, "https://10.0.0.5:8443/redfish/v1/", out, sizeof out, err,
+                          sizeof err) == 0);
+    /* RFC 3986 section 5.4: a relative path against the URL it came from. */
+    CHECK(redfish_resolve(bmc, "https://10.0.0.5:8443/redfish/v1/Chassis/1/", "../Power", out,
+                          sizeof out, err, sizeof err) == 0 &&
+          !strcmp(out, "https://10.0.0.5:8443/redfish/v1/Chassis/Power"));
+    /* The default port is the port; a host's case is not part of it. */
+    CHECK(redfish_resolve("https://bmc", NULL, "https://BMC:443/x", out, sizeof out, err,
+                          sizeof err) == 0);
+    static const char *const other[] = {
+        "https://10.0.0.5:9443/redfish/v1/SessionService/Sessions", /* another port */
+        "https://10.0.0.6:8443/redfish/v1/Chassis",                 /* another host */
+        "http://10.0.0.5:8443/redfish/v1/Chassis",                  /* another scheme */
+        "//evil.example:8443/redfish/v1/Chassis",                   /* scheme-relative */
+        "https://admin:pw@10.0.0.5:8443/redfish/v1/",               /* a user in it */
+        "https://10.0.0.5/redfish/v1/",                             /* port 443, not 8443 */
+    };
+    for (size_t i = 0; i < sizeof other / sizeof other[0]; i++) {
+        err[0] = '\0';
+        CHECKF(redfish_resolve(bmc, NULL, other[i], out, sizeof out, err, sizeof err) == -1 &&
+                   strstr(err, "refused the BMC's URL") && strstr(err, other[i]),
+               "%s: %s", other[i], err);
+    }
+    CHECK(strstr(err, "not on --bmc's origin https://10.0.0.5:8443"));
+    /* A URL the BMC wrote is quoted on one line. */
+    CHECK(redfish_resolve(bmc, NULL, "https://x\n/y", out, sizeof out, err, sizeof err) == -1 &&
+          !strchr(err, '\n'));
+    CHECK(redfish_resolve(bmc, NULL, "/redfish/v1/Chassis", out, 10, err, sizeof err) == -1);
+
+    struct power_opts o = {0};
+    snprintf(o.bmc, sizeof o.bmc, "https://admin:s3cret@10.0.0.5");
+    CHECK(power_bmc_check(&o, err, sizeof err) == -1 && strstr(err, "user name or password") &&
+          !strstr(err, "s3cret"));
+    snprintf(o.bmc, sizeof o.bmc, "ipmi://admin:s3cret@10.0.0.5:623");
+    CHECK(power_bmc_check(&o, err, sizeof err) == -1 && !strstr(err, "s3cret"));
+    snprintf(o.bmc, sizeof o.bmc, "http://10.0.0.5/redfish/v1/Chassis/1");
+    CHECK(power_bmc_check(&o, err, sizeof err) == 0); /* no credentials: a lab's mockup */
+    snprintf(o.bmc_password, sizeof o.bmc_password, "s3cret");
+    CHECK(power_bmc_check(&o, err, sizeof err) == -1 && strstr(err, "only over https://"));
+    o.bmc_password[0] = '\0';
+    snprintf(o.bmc_user, sizeof o.bmc_user, "admin");
+    CHECK(power_bmc_check(&o, err, sizeof err) == -1);
+    snprintf(o.bmc, sizeof o.bmc, "https://10.0.0.5/redfish/v1/Chassis/a@b"); /* '@' in a path */
+    CHECK(power_bmc_check(&o, err, sizeof err) == 0);
+    snprintf(o.bmc, sizeof o.bmc, "ipmi://10.0.0.5");
+    CHECK(power_bmc_check(&o, err, sizeof err) == 0);
+}
+
 int main(void) {
     tmp = mkdtemp(tmpl);
     if (!tmp)
@@ -374,6 +521,8 @@ int main(void) {
     test_hwmon();
     test_selector();
     test_bmc_option();
+    test_ipmi_stale();
+    test_redfish_origin();
     char cmd[256];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
     if (system(cmd) != 0)
