@@ -27,7 +27,7 @@ check "it produced ./harness, an executable" test -x "$C/harness"
 check_contains "./harness --version names the clone's commit" "${HEAD:0:7}" "$("$C/harness" --version 2>&1)"
 "$C/harness" --help >"$TMP/help" 2>&1
 check_eq "./harness --help exits 0" 0 $?
-check_contains "and prints the usage" "usage" "$(tr 'A-Z' 'a-z' <"$TMP/help")"
+check_contains "and prints the usage" "usage" "$(tr '[:upper:]' '[:lower:]' <"$TMP/help")"
 # A second bare make has nothing left to do: the default goal is the harness, all built.
 check_contains "a second bare make is up to date" "Nothing to be done for 'all'" "$(mk 2>&1)"
 
