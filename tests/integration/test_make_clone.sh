@@ -22,11 +22,13 @@ check "the clone has no build of its own yet" test ! -e "$C/harness" -a ! -e "$C
 mk() { (cd "$C" && env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -j2 "$@"); }
 
 mk >"$TMP/make.log" 2>&1
-check_eq "a bare make in a fresh clone exits 0 ($(tail -n2 "$TMP/make.log" | tr '\n' ' '))" 0 $?
+rc=$?
+check_eq "a bare make in a fresh clone exits 0 ($(tail -n1 "$TMP/make.log" | cut -c1-160))" 0 $rc
 check "it produced ./harness, an executable" test -x "$C/harness"
 check_contains "./harness --version names the clone's commit" "${HEAD:0:7}" "$("$C/harness" --version 2>&1)"
 "$C/harness" --help >"$TMP/help" 2>&1
-check_eq "./harness --help exits 0" 0 $?
+rc=$?
+check_eq "./harness --help exits 0" 0 $rc
 check_contains "and prints the usage" "usage" "$(tr '[:upper:]' '[:lower:]' <"$TMP/help")"
 # A second bare make has nothing left to do: the default goal is the harness, all built.
 check_contains "a second bare make is up to date" "Nothing to be done for 'all'" "$(mk 2>&1)"
@@ -36,7 +38,8 @@ if command -v aarch64-linux-gnu-gcc >/dev/null && [ -d "$ROOT/.local/arm64" ] &&
     mkdir -p "$C/.local" && ln -s "$ROOT/.local/arm64" "$C/.local/arm64"
     native=$(sha256sum <"$C/harness")
     mk ARCH=arm64 >"$TMP/make-arm64.log" 2>&1
-    check_eq "make ARCH=arm64 in the clone exits 0 ($(tail -n2 "$TMP/make-arm64.log" | tr '\n' ' '))" 0 $?
+    rc=$?
+    check_eq "make ARCH=arm64 in the clone exits 0 ($(tail -n1 "$TMP/make-arm64.log" | cut -c1-160))" 0 $rc
     check "it produced build/arm64/harness" test -x "$C/build/arm64/harness"
     check_contains "an aarch64 executable" "ARM aarch64" "$(file "$C/build/arm64/harness")"
     check_eq "and left ./harness alone (its own directory)" "$native" "$(sha256sum <"$C/harness")"
