@@ -11,6 +11,11 @@
 #       out, the portable scalar code only (what an Arm build without NEON would
 #       run; bench/search_simd compares the two).
 
+# `make` alone builds the harness: the first rule in this file is the versioned
+# objects' dependency on the stamp below, which without this would be the goal
+# (a bare `make` built build/rel/coordinator/provenance.o and nothing else).
+.DEFAULT_GOAL := all
+
 CC      ?= gcc
 PKGS    := libcurl libmariadb libpcre2-8 liburing jansson libcgroup libcrypto
 CFLAGS  ?= -O2 -g
@@ -97,8 +102,17 @@ OBJS     := $(LIBSRCS:%.c=$(B)/rel/%.o)
 ASANOBJS := $(LIBSRCS:%.c=$(B)/asan/%.o)
 UNITBINS := $(TESTS:tests/unit/%.c=$(B)/asan/tests/%)
 
-.PHONY: all asan test-arm64 bench-build fuzz fuzz-build setup demo test test-corpus test-v2 unit integration format clean stack-up stack-down
+.PHONY: all check-pkgs asan test-arm64 bench-build fuzz fuzz-build setup demo test test-corpus test-v2 unit integration format clean stack-up stack-down
 all: $(HARNESS_BIN)
+
+# The check a build makes of its libraries, as a target of its own: scripts/setup
+# runs it (natively and with ARCH=arm64) before it says "ok", so setup never
+# passes where the build would stop. For a cross build the check above already
+# ran when this file was parsed.
+check-pkgs:
+	@command -v $(firstword $(CC)) >/dev/null || { echo "no compiler $(CC) here; run scripts/setup" >&2; exit 1; }
+	@$(PKG_CONFIG) --exists $(PKGS) || { echo "pkg-config does not find all of $(PKGS) for $(or $(ARCH),the native build): missing $$(for p in $(PKGS); do $(PKG_CONFIG) --exists $$p || printf '%s ' $$p; done); run scripts/setup$(if $(ARCH), --arm64)" >&2; exit 1; }
+	@echo "ok: $(CC) and pkg-config's $(PKGS) for $(or $(ARCH),the native build)"
 
 $(HARNESS_BIN): $(B)/rel/cmd/main.o $(B)/rel/libaops.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # --metrics-listen against a real Prometheus (Debian's `prometheus`): a small run on the tiny
-# profile (2 containers, 3 cycles, all three workloads) serves /metrics while Prometheus scrapes it every
+# profile (2 containers, about 10 s of cycles, all three workloads) serves /metrics while Prometheus scrapes it every
 # second; afterwards Prometheus' HTTP API must hold, as the last scraped values, exactly
 # result.json's figures: aops_operations_total per workload = workloads.<w>.ops, the latency
 # histogram's _count and _sum = histograms.<w>.latency_ms.count and sum_ns, aops_run_aops =
@@ -11,7 +11,9 @@
 # queries name only metrics the scrape served, and each returns data from this Prometheus at
 # its last scrape of the running run.
 # Bad input: a port in use, an address this host does not have and a malformed one each end
-# in one line before the run, exit 2. Takes about 15-20 s.
+# in one line before the run, exit 2. The run's --cycles come from one timed cycle, so that
+# it lasts about 10 s on any machine: at least 3 scrapes of the running run are asserted
+# before any rate() is (issue 36). Takes about 25-35 s.
 set -u
 HERE="$(cd "$(dirname "$0")" && pwd)"
 . "$HERE/../lib.sh"
@@ -77,9 +79,20 @@ bad "a malformed address" "localhost" "expected ADDR:PORT"
 "$HARNESS" corpus fetch --profile tiny --dir "$C" >/dev/null 2>&1 || fail "corpus fetch --profile tiny"
 "$HARNESS" prepare --containers $N --profile tiny --bucket $B --corpus "$C" --patterns "$ROOT/corpus/patterns" >"$TMP/prep.log" 2>&1 ||
     fail "prepare: $(tail -n1 "$TMP/prep.log")"
-# Three cycles: about 6 s on this machine, several scrapes even when the busy box delays some
-# of Prometheus' past their 1 s timeout.
-"$HARNESS" --containers $N --cycles 3 --profile tiny --bucket $B --corpus "$C" --patterns "$ROOT/corpus/patterns" \
+# rate() over the dashboard's window needs two scrapes of the running run, and a tiny cycle
+# takes from under a second (a quick, idle machine) to several (this loaded one): a fixed
+# --cycles passed here and failed there (issue 36). So the run's length is set from this
+# machine's measured rate: one cycle timed first, then enough cycles for RUN_TARGET_S
+# seconds of running workers, 10 scrapes at Prometheus' 1 s interval, of which the test
+# below demands at least 3 (a busy box delays some scrapes past their 1 s timeout).
+RUN_TARGET_S=10
+"$HARNESS" --containers $N --cycles 1 --profile tiny --bucket $B --corpus "$C" --patterns "$ROOT/corpus/patterns" \
+    --out "$TMP/calib" --quiet >"$TMP/calib.log" 2>&1 || fail "the one-cycle timing run: $(tail -n1 "$TMP/calib.log")"
+W1=$(jq -r '.totals.wall_seconds // empty' "$TMP/calib/result.json" 2>/dev/null)
+CYCLES=$(awk -v w="${W1:-0}" -v t=$RUN_TARGET_S 'BEGIN { c = w > 0 ? int(t / w) + 1 : 10; if (c < 3) c = 3; if (c > 200) c = 200; print c }')
+echo "one cycle took ${W1:-?} s: the run has $CYCLES cycles (about $RUN_TARGET_S s)"
+T_RUN0=$(date +%s.%N)
+"$HARNESS" --containers $N --cycles "$CYCLES" --profile tiny --bucket $B --corpus "$C" --patterns "$ROOT/corpus/patterns" \
     --sample-interval 0.2 --metrics-listen "127.0.0.1:$MPORT" --metrics-linger 3 \
     --out "$TMP/run" --quiet >"$TMP/run.log" 2>&1 &
 RUN=$!
@@ -95,10 +108,12 @@ for _ in $(seq 300); do
         SCRAPED=1
         break
     fi
+    kill -0 $RUN 2>/dev/null || break # the run is over: no running scrape can come
     sleep 0.1
 done
 wait $RUN
 rc=$?
+echo "the run of $CYCLES cycles took $(awk -v a="$T_RUN0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s, workers $(jq -r .totals.wall_seconds "$TMP/run/result.json" 2>/dev/null) s"
 R=$TMP/run/result.json
 check_eq "the run exits 0 ($(tail -n2 "$TMP/run.log" | tr '\n' ' '))" 0 "$rc"
 check "the run is valid" jq -e '.valid == true' "$R"
@@ -136,6 +151,16 @@ check_eq "Prometheus scraped the endpoint (up was 1)" 1 "$(q 'max_over_time(up{j
 T_MID=$(curl -sf -G "$API/query" --data-urlencode "query=aops_containers{run_id=\"$RUNID\",state=\"running\"}[10m]" |
     jq -r '[.data.result[0].values[] | select(.[1] != "0") | .[0]] | max // empty')
 check "it saw the run live: a container running at some scrape" test -n "$T_MID"
+# How many scrapes saw a container running (from Prometheus' own samples): rate() at T_MID
+# needs two in its window; three are demanded, so the dashboard's checks below are judged
+# on data, and fewer is this test's failure (its run too short), not the dashboard's.
+LIVE=$(curl -sf -G "$API/query" --data-urlencode "query=aops_containers{run_id=\"$RUNID\",state=\"running\"}[10m]" |
+    jq -r '[.data.result[]?.values[] | select(.[1] != "0") | .[0]] | unique | length')
+if [ "${LIVE:-0}" -ge 3 ]; then
+    pass "Prometheus scraped the running run $LIVE times (at least 3, for rate() at the last)"
+else
+    fail "the test's own run was too short: Prometheus scraped a running container ${LIVE:-0} times, under the 3 rate() checks need ($CYCLES cycles, one cycle ${W1:-?} s); the dashboard's rate() checks cannot be judged"
+fi
 ops_p=$(last aops_operations_total | by_wl)
 ops_r=$(jq -c -S '.workloads | map_values(.ops)' "$R")
 check_eq "last aops_operations_total per workload = result.json's ops" "$ops_r" "$(jq -c -S . <<<"$ops_p")"
@@ -174,6 +199,9 @@ for e in "${exprs[@]}"; do
     # As Grafana would send it: its variables filled in.
     pq=${e//\$__rate_interval/10s}
     pq=${pq//\$run_id/$RUNID}
+    # Too few live scrapes is failed above, once, as the test's own: a rate() here would
+    # fail for that, not for the query.
+    [ "${LIVE:-0}" -lt 3 ] && [[ "$e" == *rate\(* ]] && continue
     n=$(q "$pq" "${T_MID:-0}" | jq 'length')
     check "dashboard query returns data at the last scrape of the running run: $e" test "${n:-0}" -gt 0
 done

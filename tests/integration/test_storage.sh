@@ -13,7 +13,8 @@
 #     the file's io capacity, flush method and thread handling);
 #   - the servers do not keep a lock their caller held on an inherited descriptor;
 #   - harness baseline: fio on each drive's filesystem through a scratch file, within 2x of a
-#     direct fio run of the same jobs here, no scratch file left; a run then states its read
+#     direct fio run of the same jobs here (medians of three of each, interleaved, so a load
+#     burst on the shared machine does not decide it), no scratch file left; a run then states its read
 #     throughput as a share of the summed baseline; without fio, or without room, one line and
 #     null with the reason;
 #   - MinIO over 1 directory (one loop device): a single drive, as today.
@@ -174,19 +175,37 @@ done
 check_eq "no scratch file left on the drives" "" "$(find "$TMP"/d{1,2,3,4} -maxdepth 1 -name '.aops-baseline*')"
 # The same jobs, run here with fio directly on drive 1's filesystem.
 n1="$(basename "${LOOPS[0]}")"
-fio --output-format=json --filename="$TMP/d1/direct.fio" --size=32M --direct=1 --ioengine="$(jq -r --arg n "$n1" '.devices[$n].fio.ioengine' "$BL")" \
-    --time_based=1 --runtime=1 --group_reporting=1 --randrepeat=0 --name=seq --rw=read --bs=1M --iodepth=16 \
-    --name=rand --stonewall --rw=randread --bs=4k --iodepth=32 --numjobs="$(jq -r --arg n "$n1" '.devices[$n].fio.rand.numjobs' "$BL")" \
-    >"$TMP/direct.json" 2>"$TMP/direct.err"
-rm -f "$TMP/d1/direct.fio"
+direct() { # direct OUT.json: drive 1's seq and rand jobs, as the harness runs them
+    fio --output-format=json --filename="$TMP/d1/direct.fio" --size=32M --direct=1 --ioengine="$(jq -r --arg n "$n1" '.devices[$n].fio.ioengine' "$BL")" \
+        --time_based=1 --runtime=1 --group_reporting=1 --randrepeat=0 --name=seq --rw=read --bs=1M --iodepth=16 \
+        --name=rand --stonewall --rw=randread --bs=4k --iodepth=32 --numjobs="$(jq -r --arg n "$n1" '.devices[$n].fio.rand.numjobs' "$BL")" \
+        >"$1" 2>"$TMP/direct.err"
+    rm -f "$TMP/d1/direct.fio"
+}
+# Loop devices over page-cached files on this shared 2-core VM: one 1-2 s fio run differs
+# from the next by a third when idle (seen: 5.5 vs 8.1 GB/s), and by more than a factor of 2
+# when another job takes the cores for a second (the flake of issue 36). So the two are
+# measured alike: three rounds, each a harness baseline and a direct run back to back, the
+# order alternating (the first round's baseline is the one above), and the medians are
+# compared. The bound stays a factor of 2: the same job on the same drive, not a figure off
+# by its units or its job.
+BLS=("$BL") DIRS=()
+direct "$TMP/direct1.json"; DIRS+=("$TMP/direct1.json")
+for r in 2 3; do
+    [ $r = 2 ] && { direct "$TMP/direct$r.json"; DIRS+=("$TMP/direct$r.json"); }
+    "$HARNESS" baseline --baseline-file "$TMP/bl$r.json" --baseline-size 32M --baseline-seconds 1 >>"$TMP/bl.log" 2>&1 ||
+        fail "harness baseline, round $r of the comparison ($(tail -n1 "$TMP/bl.log"))"
+    BLS+=("$TMP/bl$r.json")
+    [ $r = 3 ] && { direct "$TMP/direct$r.json"; DIRS+=("$TMP/direct$r.json"); }
+done
+median() { sort -g | awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : "" }'; }
 for k in "seq:seq_read_Bps:bw_bytes" "rand:rand_read_iops:iops"; do
     IFS=: read -r job ours theirs <<<"$k"
-    a="$(jq -r --arg n "$n1" ".devices[\$n].$ours" "$BL")"
-    b="$(jq -r --arg j "$job" ".jobs[] | select(.jobname == \$j) | .read.$theirs" "$TMP/direct.json")"
-    # Loop devices over page-cached files: two 1-2 s fio runs of the same job differ by up to a
-    # third on this shared 2-core VM (seen: 5.5 vs 8.1 GB/s, 191k vs 143k IOPS), so the bound
-    # is a factor of 2: the same job on the same drive, not a figure off by its units or job.
-    check "baseline $job of $n1 ($a) within a factor of 2 of fio run directly ($b)" \
+    as=$(for f in "${BLS[@]}"; do jq -r --arg n "$n1" ".devices[\$n].$ours // empty" "$f"; done)
+    bs=$(for f in "${DIRS[@]}"; do jq -r --arg j "$job" ".jobs[] | select(.jobname == \$j) | .read.$theirs" "$f"; done)
+    a=$(median <<<"$as") b=$(median <<<"$bs")
+    check_eq "three baselines and three direct runs of $job, for the medians" "3 3" "$(grep -c . <<<"$as") $(grep -c . <<<"$bs")"
+    check "baseline $job of $n1, median of 3 ($a; $(echo $as)) within a factor of 2 of fio run directly, median of 3 ($b; $(echo $bs))" \
         awk -v a="$a" -v b="$b" 'BEGIN { exit !(b > 0 && a / b > 0.5 && a / b < 2) }'
 done
 "$HARNESS" --containers 1 --profile tiny --dataset shared --sample-interval 0.1 --quiet \
