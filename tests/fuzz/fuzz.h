@@ -40,6 +40,11 @@ static inline const char *fuzz_write(const char *name, const void *data, size_t 
     char *p = path[next++ & 3];
     snprintf(p, sizeof path[0], "%s/%s", fuzz_dir(), name);
     int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    /* Someone removed the directory under a running fuzzer (an older
+     * tests/fuzz/run cleaned every aops-fuzz-*): make it again rather than
+     * report the parser for it. */
+    if (fd < 0 && errno == ENOENT && mkdir(fuzz_dir(), 0700) == 0)
+        fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     if (fd < 0)
         abort();
     const char *c = data;
