@@ -309,6 +309,18 @@ static int check_repeated(struct findings *f, const json_t *res, const char *dir
             free(sorted);
         }
     }
+    /* The headline is one of the runs checked above (the median's copy),
+     * not a result from elsewhere with a log of its own. */
+    if (rc == 0 && n) {
+        const char *hid = jstr(res, "run_id");
+        size_t k = 0;
+        while (k < n && !(hid && ids[k] && !strcmp(hid, ids[k])))
+            k++;
+        f->compared++;
+        if (k == n)
+            finding(f, "run_id: the headline's run id %.64s is none of repeats.runs'",
+                    hid ? hid : "(none)");
+    }
     free(s);
     free(a);
     free(ids);

@@ -7,8 +7,9 @@
 # untouched run), so that only the defect under test can make check fail:
 #   - a forged headline over a log that was "never released" (release_ns 0,
 #     totals.aops 5,000,000) fails, naming release_ns;
-#   - repeats{n: 3, runs: []}, one run listed three times, and one run copied
-#     under three names each fail, and are not reportable by the rules;
+#   - repeats{n: 3, runs: []}, one run listed three times, one run copied
+#     under three names, and a headline that is none of the runs each fail,
+#     and the first two are not reportable by the rules;
 #   - a merge whose shards name 9 workloads is a finding, not a write past
 #     two 8-entry arrays;
 #   - a 544-byte log claiming 2^59+1 records: one line, exit 2;
@@ -135,6 +136,19 @@ rep "$D" '["runs/1", "runs/2", "runs/3"]'
 run_check "$D"
 check_eq "one run copied under three names fails check ($(tail -1 <<<"$out"))" 1 $rc
 check_contains "naming the shared run id" "the same run listed twice" "$out"
+
+D=$(fresh repelse)
+mkdir -p "$D/runs"
+for i in 1 2 3; do # three distinct runs (their own run ids, logs and digests)...
+    cp -a "$TMP/base" "$D/runs/$i"
+    id=$(jq -r .run_id "$D/runs/$i/result.json" | sed "s/.\$/$i/")
+    printf '%s' "$id" | dd of="$D/runs/$i/ops.log" bs=1 seek=32 conv=notrunc status=none
+    edit "$D/runs/$i" '.run_id = $id' --arg id "$id"
+done
+rep "$D" '["runs/1", "runs/2", "runs/3"]' # ...under a headline that is none of them
+run_check "$D"
+check_eq "a headline that is none of the runs fails check ($(tail -1 <<<"$out"))" 1 $rc
+check_contains "naming it" "is none of repeats.runs" "$out"
 
 # ---- 3. a merge whose shards name more than 8 workloads ---------------------------------------------
 D=$TMP/wide
