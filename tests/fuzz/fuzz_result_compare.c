@@ -23,6 +23,10 @@ static void quiet(void) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     quiet();
+    /* Made again when gone: `tests/fuzz/run` removes every /dev/shm/aops-fuzz-*
+     * when it starts, a running target's included. */
+    if (mkdir(fuzz_dir(), 0700) != 0 && errno != EEXIST)
+        abort();
     const uint8_t *part[2];
     size_t len[2];
     fuzz_split(data, size, 2, part, len);
