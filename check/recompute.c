@@ -274,8 +274,16 @@ void recompute_check(struct findings *f, const json_t *res, const struct logset 
                 want = 1;
             else if (!strcmp(names[w], "db") && r->op / DB_OPS_PER_PATTERN == DB_RANGE)
                 want = DB_RANGE_ROWS;
-            else if (!strcmp(names[w], "search"))
-                want = search_expected(res, r->op);
+            else if (!strcmp(names[w], "search") && (want = search_expected(res, r->op)) < 0) {
+                /* No expected count for it: the answer cannot be checked, and
+                 * that is a finding (fail closed), never a pass. */
+                if (bad_answer++ == 0)
+                    snprintf(first_bad, sizeof first_bad,
+                             "container %u, search op %u: the result records no expected count "
+                             "for it (config.corpus.manifest.expected.patterns.%u)",
+                             r->container, r->op, r->op);
+                want = -1;
+            }
             if (want >= 0 && (int64_t)r->count != want && bad_answer++ == 0)
                 snprintf(first_bad, sizeof first_bad,
                          "container %u, %s op %u: %" PRIu64 " where the answer is %" PRId64,
@@ -283,7 +291,9 @@ void recompute_check(struct findings *f, const json_t *res, const struct logset 
         }
     }
     if (bad_answer)
-        finding(f, "%" PRIu64 " completed operation(s) brought a wrong answer, first: %s",
+        finding(f,
+                "%" PRIu64 " completed operation(s) brought a wrong answer or one that cannot be "
+                           "checked, first: %s",
                 bad_answer, first_bad);
     f->compared++;
 

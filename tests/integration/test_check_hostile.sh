@@ -6,7 +6,8 @@
 # here in Python, itself checked first against the harness's own on the
 # untouched run), so that only the defect under test can make check fail:
 #   - a forged headline over a log that was "never released" (release_ns 0,
-#     totals.aops 5,000,000) fails, naming release_ns;
+#     totals.aops 5,000,000) fails, naming release_ns; so does a result whose
+#     search answers have no expected count to be checked by;
 #   - repeats{n: 3, runs: []}, one run listed three times, one run copied
 #     under three names, and a headline that is none of the runs each fail,
 #     and the first two are not reportable by the rules;
@@ -107,6 +108,12 @@ edit "$D" '.totals.aops = 5000000 | .totals.aops_per_core = 5000000'
 run_check "$D"
 check_eq "a forged headline over release_ns 0 fails check ($(tail -1 <<<"$out"))" 1 $rc
 check_contains "naming the missing release" "release_ns 0" "$out"
+
+D=$(fresh noexpected) # the search answers' expected counts taken out: nothing to check them by
+edit "$D" 'del(.config.corpus.manifest.expected)'
+run_check "$D"
+check_eq "a result without the expected search counts fails check ($(tail -1 <<<"$out"))" 1 $rc
+check_contains "saying the answers cannot be checked" "records no expected count" "$out"
 
 # ---- 2. repeats that are not three runs --------------------------------------------------------------
 rep() { # rep DIR RUNS-JSON: a --repeat 3 headline over the listed runs, resealed
