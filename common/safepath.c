@@ -111,9 +111,16 @@ json_t *safepath_load_json(const char *dir, const char *name, int *missing, char
         *missing = fd == SAFEPATH_MISSING;
     if (fd < 0)
         return NULL;
+    /* Through stdio: json_loadfd reads one byte per read(2). */
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        snprintf(err, errlen, "%s/%s: %s", dir, name, strerror(errno));
+        close(fd);
+        return NULL;
+    }
     json_error_t je;
-    json_t *r = json_loadfd(fd, 0, &je);
-    close(fd);
+    json_t *r = json_loadf(f, 0, &je);
+    fclose(f);
     if (!r)
         snprintf(err, errlen, "%s/%s: %s (line %d)", dir, name, je.text, je.line);
     return r;

@@ -166,8 +166,12 @@ json_t *load_run(const char *dir, char *err, size_t errlen) {
         return NULL;
     }
     json_error_t je;
-    json_t *r = json_loadfd(fd, 0, &je);
-    close(fd);
+    FILE *f = fdopen(fd, "rb"); /* stdio: json_loadfd reads one byte per read(2) */
+    json_t *r = f ? json_loadf(f, 0, &je) : NULL;
+    if (f)
+        fclose(f);
+    else
+        close(fd), snprintf(je.text, sizeof je.text, "%s", strerror(errno));
     if (!r)
         snprintf(err, errlen, "%s: %s", path, je.text);
     return as_result(r, path, err, errlen);
