@@ -17,6 +17,10 @@
 
 int check_main(int argc, char **argv);  /* check.c */
 int verify_main(int argc, char **argv); /* verify.c */
+/* verify.c: the signature of RUN_DIR's result with the public key at key:
+ * 0 verified (msg says by which key), 1 not, 2 nothing to verify; msg one
+ * line either way. */
+int verify_run(const char *dir, const char *key, char *msg, size_t len);
 
 /* What a check found (findings.c): each figure that differs, as one line
  * naming it with both values. */

@@ -151,15 +151,28 @@ void recompute_check(struct findings *f, const json_t *res, const struct logset 
         free(cs);
         return;
     }
+    /* Wall time, AOPS, windows and container seconds are measured from the
+     * release: a log without one (0, negative) cannot give them, and that is
+     * a finding (a forged headline over a log "never released" must not pass
+     * as "not recomputed"). A merge needs every shard's release. */
     int64_t origin = INT64_MAX;
-    int released = 0;
-    for (unsigned i = 0; i < ls->n; i++)
-        if (ls->h[i].release_ns) {
-            released = 1;
-            int64_t off = merged && ls->offset_ns ? ls->offset_ns[i] : 0;
-            if (merged && ls->h[i].release_epoch_ns + off < origin)
-                origin = ls->h[i].release_epoch_ns + off;
-        }
+    int released = ls->n > 0;
+    for (unsigned i = 0; i < ls->n; i++) {
+        int64_t off = merged && ls->offset_ns ? ls->offset_ns[i] : 0, at;
+        f->compared++;
+        if (ls->h[i].release_ns <= 0 || (merged && ls->h[i].release_epoch_ns <= 0)) {
+            finding(f,
+                    "ops.log%s: release_ns %" PRId64 ", release_epoch_ns %" PRId64
+                    ": the log holds no release, so totals.wall_seconds, totals.aops, the "
+                    "windows and the containers' seconds cannot be recomputed",
+                    ls->n > 1 ? " of a shard" : "", ls->h[i].release_ns, ls->h[i].release_epoch_ns);
+            released = 0;
+        } else if (merged && __builtin_add_overflow(ls->h[i].release_epoch_ns, off, &at)) {
+            finding(f, "ops.log of a shard: its release and clock offset overflow");
+            released = 0;
+        } else if (merged && at < origin)
+            origin = at;
+    }
     uint64_t ops = 0, errors = 0;
     int64_t end = 0;
     size_t ncs = 0;
@@ -168,32 +181,59 @@ void recompute_check(struct findings *f, const json_t *res, const struct logset 
     char first_bad[256] = "";
     for (unsigned i = 0; i < ls->n; i++) {
         const struct oplog_header *h = &ls->h[i];
+        /* names[] and acc[] hold OPLOG_MAX_WL workloads: the logs of a
+         * merge may name more between them, which no run makes -- a finding,
+         * and their records are left out (never an index past the arrays). */
         unsigned map[OPLOG_MAX_WL];
-        for (unsigned w = 0; w < h->nwl; w++) {
+        for (unsigned w = 0; w < h->nwl && w < OPLOG_MAX_WL; w++) {
             unsigned k = 0;
             while (k < nw && strncmp(names[k], h->workload[w], sizeof h->workload[w]))
                 k++;
-            if (k == nw) {
+            if (k == nw && nw == OPLOG_MAX_WL) {
+                finding(f, "ops.log: the logs name more than %d workloads between them (%.16s)",
+                        OPLOG_MAX_WL, h->workload[w]);
+                k = OPLOG_MAX_WL;
+            } else if (k == nw) {
                 names[nw] = h->workload[w];
                 counters[nw++] = h->counter[w];
             }
             map[w] = k;
         }
         /* A merge lines the shards up by their release's wall-clock time,
-         * each moved by its clock's measured offset (as harness merge). */
-        int64_t off = merged && ls->offset_ns ? ls->offset_ns[i] : 0;
-        int64_t shift =
-            merged ? h->release_epoch_ns + off - origin - h->release_ns : -h->release_ns;
+         * each moved by its clock's measured offset (as harness merge). Any
+         * instant that overflows is a finding and the log is left out. */
+        int64_t off = merged && ls->offset_ns ? ls->offset_ns[i] : 0, shift = 0;
+        if (!released)
+            shift = 0;
+        else if (merged ? __builtin_add_overflow(h->release_epoch_ns, off, &shift) ||
+                              __builtin_sub_overflow(shift, origin, &shift) ||
+                              __builtin_sub_overflow(shift, h->release_ns, &shift)
+                        : __builtin_sub_overflow((int64_t)0, h->release_ns, &shift)) {
+            finding(f, "ops.log of a shard: its release instants overflow");
+            continue;
+        }
+        uint64_t bad_rec = 0;
         for (uint64_t j = 0; j < h->records; j++) {
             const struct oplog_rec *r = &ls->recs[i][j];
-            if (r->workload >= h->nwl) {
-                finding(f, "ops.log record %" PRIu64 " names workload %u of %u", j, r->workload,
-                        h->nwl);
+            if (r->workload >= h->nwl || map[r->workload] >= OPLOG_MAX_WL) {
+                if (bad_rec++ == 0)
+                    finding(f, "ops.log record %" PRIu64 " names workload %u of %u", j, r->workload,
+                            h->nwl);
+                continue;
+            }
+            int64_t s, e, d;
+            if (r->end_ns < r->start_ns || __builtin_sub_overflow(r->end_ns, r->start_ns, &d) ||
+                __builtin_add_overflow(r->start_ns, shift, &s) ||
+                __builtin_add_overflow(r->end_ns, shift, &e)) {
+                if (bad_rec++ == 0)
+                    finding(f,
+                            "ops.log record %" PRIu64 " ends before it starts or out of range "
+                            "(%" PRId64 " to %" PRId64 " ns)",
+                            j, r->start_ns, r->end_ns);
                 continue;
             }
             unsigned w = map[r->workload];
             struct wl_acc *a = &acc[w];
-            int64_t s = r->start_ns + shift, e = r->end_ns + shift;
             int k = oplog_class(r);
             if (!a->ops && !a->errors)
                 a->first = s;
@@ -216,13 +256,14 @@ void recompute_check(struct findings *f, const json_t *res, const struct logset 
                 continue;
             }
             a->ops++, ops++, c->ops++;
-            a->count += r->count;
-            uint64_t lat = (uint64_t)(r->end_ns - r->start_ns);
+            if (__builtin_add_overflow(a->count, r->count, &a->count) && bad_rec++ == 0)
+                finding(f, "ops.log: workload %s's counter overflows 64 bits", names[w]);
+            uint64_t lat = (uint64_t)d;
             push(&a->lat, lat);
             c->lat_sum[w] += lat, c->lat_n[w]++;
             if (k >= 0 && k < 16) {
                 a->cops[k]++;
-                a->ccount[k] += r->count;
+                a->ccount[k] += r->count; /* <= a->count, checked above */
                 push(&a->clat[k], lat);
             }
             /* The answer the operation had to bring. */
@@ -233,8 +274,16 @@ void recompute_check(struct findings *f, const json_t *res, const struct logset 
                 want = 1;
             else if (!strcmp(names[w], "db") && r->op / DB_OPS_PER_PATTERN == DB_RANGE)
                 want = DB_RANGE_ROWS;
-            else if (!strcmp(names[w], "search"))
-                want = search_expected(res, r->op);
+            else if (!strcmp(names[w], "search") && (want = search_expected(res, r->op)) < 0) {
+                /* No expected count for it: the answer cannot be checked, and
+                 * that is a finding (fail closed), never a pass. */
+                if (bad_answer++ == 0)
+                    snprintf(first_bad, sizeof first_bad,
+                             "container %u, search op %u: the result records no expected count "
+                             "for it (config.corpus.manifest.expected.patterns.%u)",
+                             r->container, r->op, r->op);
+                want = -1;
+            }
             if (want >= 0 && (int64_t)r->count != want && bad_answer++ == 0)
                 snprintf(first_bad, sizeof first_bad,
                          "container %u, %s op %u: %" PRIu64 " where the answer is %" PRId64,
@@ -242,7 +291,9 @@ void recompute_check(struct findings *f, const json_t *res, const struct logset 
         }
     }
     if (bad_answer)
-        finding(f, "%" PRIu64 " completed operation(s) brought a wrong answer, first: %s",
+        finding(f,
+                "%" PRIu64 " completed operation(s) brought a wrong answer or one that cannot be "
+                           "checked, first: %s",
                 bad_answer, first_bad);
     f->compared++;
 
@@ -256,6 +307,21 @@ void recompute_check(struct findings *f, const json_t *res, const struct logset 
         double cores = jnum(res, "system.physical_cores");
         if (cores > 0)
             compare_num(f, res, "totals.aops_per_core", (double)ops / wall / cores, rel, 1e-9);
+        else if (json_is_number(jget(res, "totals.aops_per_core"))) {
+            f->compared++;
+            finding(f,
+                    "totals.aops_per_core: result.json %.10g, but system.physical_cores is "
+                    "%g: it cannot be recomputed",
+                    jnum(res, "totals.aops_per_core"), cores);
+        }
+    } else if (released) {
+        /* Released, but no record ends after the release: no wall time. */
+        f->compared++;
+        if (!json_is_null(jget(res, "totals.aops")) || ops)
+            finding(f,
+                    "totals.aops: result.json %s, but no operation in the log ends after the "
+                    "release: there is no wall time to divide by",
+                    json_is_number(jget(res, "totals.aops")) ? "a number" : "none");
     }
     /* Invariant: a clean run ran every operation of every cycle. */
     double n = jnum(res, "config.containers"), cycles = jnum(res, "config.cycles");

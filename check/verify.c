@@ -6,6 +6,9 @@
  * given; then every subject of the in-toto Statement inside (result.json
  * and the files beside it) is hashed as it is now and compared with its
  * signed digest, and result.json's own integrity digest with its content.
+ * Every subject's name is a path from the statement: opened inside RUN_DIR
+ * only (common/safepath.h). The signer is named by the key file given and
+ * its fingerprint, never by the envelope's unsigned keyid.
  * One line either way; exit 0 verified, 1 not, 2 nothing to verify. */
 #include <errno.h>
 #include <openssl/evp.h>
@@ -18,6 +21,7 @@
 #include "../common/canon.h"
 #include "../common/digest.h"
 #include "../common/json.h"
+#include "../common/safepath.h"
 #include "check.h"
 
 static int fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -49,6 +53,124 @@ static EVP_PKEY *read_pub(const char *path, char *err, size_t len) {
     return k;
 }
 
+/* The key's fingerprint: sha256 of its DER SubjectPublicKeyInfo (what
+ * `openssl pkey -pubin -in PUB.pem -outform DER | sha256sum` prints). */
+static void key_fingerprint(EVP_PKEY *k, char out[SHA256_HEX]) {
+    unsigned char *der = NULL;
+    int n = i2d_PUBKEY(k, &der);
+    if (n > 0)
+        sha256_hex(der, (size_t)n, out);
+    else
+        snprintf(out, SHA256_HEX, "?");
+    OPENSSL_free(der);
+}
+
+#define VFAIL(c, ...) (snprintf(msg, len, __VA_ARGS__), code = (c))
+
+int verify_run(const char *dir, const char *key, char *msg, size_t len) {
+    char path[8192], err[1400];
+    int missing = 0;
+    json_t *env = safepath_load_json(dir, DSSE_FILE, &missing, err, sizeof err);
+    if (!env) {
+        snprintf(msg, len, "%s has no signature (%s): the run was not made with --sign", dir,
+                 missing ? DSSE_FILE " missing" : err);
+        return 2;
+    }
+    snprintf(path, sizeof path, "%s/%s", dir, DSSE_FILE);
+    EVP_PKEY *k = read_pub(key, err, sizeof err);
+    int code = 1;
+    unsigned char *payload = NULL, *pae = NULL, *sig = NULL;
+    json_t *st = NULL, *res = NULL;
+    if (!k) {
+        VFAIL(2, "%s", err);
+        goto out;
+    }
+    const char *type = jstr(env, "payloadType"), *p64 = jstr(env, "payload");
+    const char *s64 = jstr(env, "signatures.0.sig");
+    size_t plen = 0, slen = 0, mlen = 0;
+    if (!type || !p64 || !s64 || strcmp(type, DSSE_PAYLOAD_TYPE) ||
+        !(payload = b64_decode(p64, &plen)) || !(sig = b64_decode(s64, &slen))) {
+        VFAIL(1, "%s is not a DSSE envelope of an in-toto statement", path);
+        goto out;
+    }
+    pae = dsse_pae(type, payload, plen, &mlen);
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    int ok = pae && ctx && EVP_DigestVerifyInit(ctx, NULL, NULL, NULL, k) == 1 &&
+             EVP_DigestVerify(ctx, sig, slen, pae, mlen) == 1;
+    EVP_MD_CTX_free(ctx);
+    if (!ok) {
+        VFAIL(1,
+              "the signature in %s does not verify with %s: signed with another key, or the "
+              "envelope was changed",
+              path, key);
+        goto out;
+    }
+    json_error_t je;
+    st = json_loadb((const char *)payload, plen, 0, &je);
+    if (!st || !jstr(st, "_type") || strcmp(jstr(st, "_type"), INTOTO_STATEMENT)) {
+        VFAIL(1, "the signed payload is not an in-toto Statement v1");
+        goto out;
+    }
+    size_t i, nsub = 0;
+    int has_result = 0;
+    json_t *s;
+    json_array_foreach(json_object_get(st, "subject"), i, s) {
+        const char *name = jstr(s, "name"), *want = jstr(s, "digest.sha256");
+        char sha[SHA256_HEX];
+        if (!name || !want) {
+            VFAIL(1, "subject %zu of the statement has no name or sha256", i);
+            goto out;
+        }
+        int rc = safepath_sha256(dir, name, sha, err, sizeof err);
+        if (rc != 0) {
+            VFAIL(rc == SAFEPATH_MISSING ? 1 : 2, "subject %zu %s: %s", i,
+                  rc == SAFEPATH_MISSING ? "was signed but is gone" : "refused", err);
+            goto out;
+        }
+        if (strcmp(sha, want)) {
+            VFAIL(1, "%.200s changed after it was signed (sha256 %.16s..., signed %.16s...)", name,
+                  sha, want);
+            goto out;
+        }
+        has_result |= !strcmp(name, "result.json");
+        nsub++;
+    }
+    /* A statement with no subject, or none for result.json, signs nothing
+     * this checks: refused, not counted (nsub - 1 would underflow). */
+    if (!has_result) {
+        VFAIL(1, "the signed statement %s: nothing of this result was signed",
+              nsub ? "does not name result.json" : "names no subject");
+        goto out;
+    }
+    res = safepath_load_json(dir, "result.json", NULL, err, sizeof err);
+    char canon[SHA256_HEX];
+    const char *rs = jstr(res, "integrity.result_sha256");
+    if (!res || canon_sha256(res, canon) != 0 || !rs || strcmp(rs, canon) ||
+        !jstr(st, "predicate.canonical_sha256") ||
+        strcmp(jstr(st, "predicate.canonical_sha256"), canon)) {
+        VFAIL(1, "result.json's content does not match its signed integrity digest");
+        goto out;
+    }
+    /* The signer is the key that verified, named by its file and its
+     * fingerprint: the envelope's keyid is not signed and names nothing. */
+    char fp[SHA256_HEX];
+    key_fingerprint(k, fp);
+    snprintf(msg, len,
+             "%s: signature verified with the public key %s (sha256 of its DER %.16s...); "
+             "result.json and %zu file(s) unchanged since signing",
+             dir, key, fp, nsub - 1);
+    code = 0;
+out:
+    EVP_PKEY_free(k);
+    free(payload);
+    free(pae);
+    free(sig);
+    json_decref(st);
+    json_decref(res);
+    json_decref(env);
+    return code;
+}
+
 int verify_main(int argc, char **argv) {
     const char *dir = NULL, *key = NULL;
     for (int i = 1; i < argc; i++) {
@@ -70,88 +192,11 @@ int verify_main(int argc, char **argv) {
     if (!dir || !key)
         return fail(2, "give a run directory and the public key: harness verify RUN_DIR --key "
                        "PUB.pem");
-    char path[8192], err[1024];
-    snprintf(path, sizeof path, "%s/%s", dir, DSSE_FILE);
-    json_error_t je;
-    json_t *env = json_load_file(path, 0, &je);
-    if (!env)
-        return fail(2, "%s has no signature (%s: %s): the run was not made with --sign", dir,
-                    DSSE_FILE, errno == ENOENT ? "missing" : je.text);
-    EVP_PKEY *k = read_pub(key, err, sizeof err);
-    int code = 1;
-    unsigned char *payload = NULL, *pae = NULL, *sig = NULL;
-    json_t *st = NULL, *res = NULL;
-    if (!k) {
-        code = fail(2, "%s", err);
-        goto out;
-    }
-    const char *type = jstr(env, "payloadType"), *p64 = jstr(env, "payload");
-    const char *s64 = jstr(env, "signatures.0.sig");
-    size_t plen = 0, slen = 0, mlen = 0;
-    if (!type || !p64 || !s64 || strcmp(type, DSSE_PAYLOAD_TYPE) ||
-        !(payload = b64_decode(p64, &plen)) || !(sig = b64_decode(s64, &slen))) {
-        code = fail(1, "%s is not a DSSE envelope of an in-toto statement", path);
-        goto out;
-    }
-    pae = dsse_pae(type, payload, plen, &mlen);
-    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-    int ok = pae && ctx && EVP_DigestVerifyInit(ctx, NULL, NULL, NULL, k) == 1 &&
-             EVP_DigestVerify(ctx, sig, slen, pae, mlen) == 1;
-    EVP_MD_CTX_free(ctx);
-    if (!ok) {
-        code = fail(1,
-                    "the signature in %s does not verify with %s: signed with another key, or "
-                    "the envelope was changed",
-                    path, key);
-        goto out;
-    }
-    st = json_loadb((const char *)payload, plen, 0, &je);
-    if (!st || !jstr(st, "_type") || strcmp(jstr(st, "_type"), INTOTO_STATEMENT)) {
-        code = fail(1, "the signed payload is not an in-toto Statement v1");
-        goto out;
-    }
-    size_t i, nsub = 0;
-    json_t *s;
-    json_array_foreach(json_object_get(st, "subject"), i, s) {
-        const char *name = jstr(s, "name"), *want = jstr(s, "digest.sha256");
-        char sha[SHA256_HEX], f[8192];
-        if (!name || !want || strstr(name, "..")) {
-            code = fail(1, "subject %zu of the statement has no name or sha256", i);
-            goto out;
-        }
-        snprintf(f, sizeof f, "%s/%s", dir, name);
-        if (sha256_file_hex(f, sha, err, sizeof err) != 0) {
-            code = fail(1, "%s was signed but is gone: %s", name, err);
-            goto out;
-        }
-        if (strcmp(sha, want)) {
-            code = fail(1, "%s changed after it was signed (sha256 %.16s..., signed %.16s...)",
-                        name, sha, want);
-            goto out;
-        }
-        nsub++;
-    }
-    snprintf(path, sizeof path, "%s/result.json", dir);
-    res = json_load_file(path, 0, &je);
-    char canon[SHA256_HEX];
-    const char *rs = jstr(res, "integrity.result_sha256");
-    if (!res || canon_sha256(res, canon) != 0 || !rs || strcmp(rs, canon) ||
-        !jstr(st, "predicate.canonical_sha256") ||
-        strcmp(jstr(st, "predicate.canonical_sha256"), canon)) {
-        code = fail(1, "result.json's content does not match its signed integrity digest");
-        goto out;
-    }
-    printf("harness verify: %s: signature by key %.16s... verified; result.json and %zu file(s) "
-           "unchanged since signing\n",
-           dir, jstr(env, "signatures.0.keyid") ? jstr(env, "signatures.0.keyid") : "?", nsub - 1);
-    code = 0;
-out:
-    EVP_PKEY_free(k);
-    free(payload);
-    free(pae);
-    free(sig);
-    json_decref(st);
-    json_decref(res);
-    json_decref(env);
+    char msg[4096];
+    int code = verify_run(dir, key, msg, sizeof msg);
+    if (code == 0)
+        printf("harness verify: %s\n", msg);
+    else
+        fail(code, "%s", msg);
     return code;
 }

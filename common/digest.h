@@ -11,5 +11,7 @@ void sha256_hex(const void *data, size_t len, char out[SHA256_HEX]);
 
 /* The file's digest; 0, or -1 with err = "PATH: reason". */
 int sha256_file_hex(const char *path, char out[SHA256_HEX], char *err, size_t errlen);
+/* The same of what is left to read on fd (not closed); name for err. */
+int sha256_fd_hex(int fd, const char *name, char out[SHA256_HEX], char *err, size_t errlen);
 
 #endif

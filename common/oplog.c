@@ -2,10 +2,12 @@
 #include "oplog.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 struct oplog_writer {
     FILE *f;
@@ -67,32 +69,68 @@ int oplog_close(struct oplog_writer *w, char *err, size_t errlen) {
 int oplog_read(const char *path, struct oplog_header *h, struct oplog_rec **recs, char *err,
                size_t errlen) {
     *recs = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    /* O_NONBLOCK: a FIFO in a log's place must not hang the open (oplog_read_fd
+     * refuses it). */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) {
         snprintf(err, errlen, "%s: %s", path,
                  errno == ENOENT ? "missing (the run writes its per-operation log there)"
                                  : strerror(errno));
         return -1;
     }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0)
+        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    int rc = oplog_read_fd(fd, path, h, recs, err, errlen);
+    close(fd);
+    return rc;
+}
+
+/* Exactly len bytes at the file's current offset: 0, or -1 (short or failed). */
+static int read_all(int fd, void *buf, size_t len) {
+    char *p = buf;
+    while (len) {
+        ssize_t k = read(fd, p, len);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return -1;
+        p += k;
+        len -= (size_t)k;
+    }
+    return 0;
+}
+
+int oplog_read_fd(int fd, const char *path, struct oplog_header *h, struct oplog_rec **recs,
+                  char *err, size_t errlen) {
+    *recs = NULL;
     struct stat st;
-    int rc = -1;
-    if (fstat(fileno(f), &st) != 0 || fread(h, sizeof *h, 1, f) != 1 ||
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s: not a regular file (refused)", path);
+        return -1;
+    }
+    if (st.st_size < OPLOG_HEADER_SIZE || read_all(fd, h, sizeof *h) != 0 ||
         memcmp(h->magic, OPLOG_MAGIC, 8) != 0) {
         snprintf(err, errlen, "%s is not a harness per-operation log (no %s header)", path,
                  OPLOG_MAGIC);
-        goto out;
+        return -1;
     }
     if (h->version != OPLOG_VERSION || h->header_size != OPLOG_HEADER_SIZE ||
         h->record_size != sizeof(struct oplog_rec) || h->nwl > OPLOG_MAX_WL) {
         snprintf(err, errlen, "%s: log format %u with %u-byte records, this harness reads %d", path,
                  h->version, h->record_size, OPLOG_VERSION);
-        goto out;
+        return -1;
     }
     h->run_id[sizeof h->run_id - 1] = 0;
+    /* The names are printed and compared as C strings: never past their field. */
+    for (unsigned w = 0; w < OPLOG_MAX_WL; w++) {
+        h->workload[w][sizeof h->workload[w] - 1] = 0;
+        h->counter[w][sizeof h->counter[w] - 1] = 0;
+    }
     /* The count is checked against what the file holds before it is multiplied by
      * anything: a header claiming 2^59+1 records would wrap records*32 to a size that
      * matches a short file. */
-    uint64_t body = (uint64_t)st.st_size - OPLOG_HEADER_SIZE; /* fread above: >= 512 */
+    uint64_t body = (uint64_t)st.st_size - OPLOG_HEADER_SIZE; /* checked above: >= 512 */
     uint64_t have = body / sizeof(struct oplog_rec);
     if (h->records != have || body % sizeof(struct oplog_rec) != 0) {
         snprintf(err, errlen,
@@ -100,30 +138,33 @@ int oplog_read(const char *path, struct oplog_header *h, struct oplog_rec **recs
                  "(%lld bytes)",
                  path, (unsigned long long)h->records, (unsigned long long)have,
                  (long long)st.st_size);
-        goto out;
+        return -1;
     }
-    *recs = malloc(h->records ? h->records * sizeof **recs : 1);
-    if (!*recs || (h->records && fread(*recs, sizeof **recs, h->records, f) != h->records)) {
+    *recs = malloc(h->records ? (size_t)body : 1);
+    if (!*recs || (h->records && read_all(fd, *recs, (size_t)body) != 0)) {
         snprintf(err, errlen, "%s: cannot read its %llu records", path,
                  (unsigned long long)h->records);
         free(*recs);
         *recs = NULL;
-        goto out;
+        return -1;
     }
-    rc = 0;
-out:
-    fclose(f);
-    return rc;
+    return 0;
 }
 
 int oplog_bytes(const char *path, char **data, size_t *len) {
     *data = NULL;
     *len = 0;
-    FILE *f = fopen(path, "rb");
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
     struct stat st;
-    if (!f)
+    if (!f) {
+        if (fd >= 0)
+            close(fd);
         return -1;
-    if (fstat(fileno(f), &st) != 0 || !(*data = malloc((size_t)st.st_size + 1)) ||
+    }
+    /* A regular file only: a FIFO or a device in a log's place is refused, not read. */
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) ||
+        !(*data = malloc((size_t)st.st_size + 1)) ||
         fread(*data, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
         free(*data);
         *data = NULL;

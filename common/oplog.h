@@ -71,6 +71,11 @@ int oplog_close(struct oplog_writer *w, char *err, size_t errlen);
 int oplog_read(const char *path, struct oplog_header *h, struct oplog_rec **recs, char *err,
                size_t errlen);
 
+/* The same from an open descriptor (at offset 0; not closed), path for err:
+ * a regular file only. */
+int oplog_read_fd(int fd, const char *path, struct oplog_header *h, struct oplog_rec **recs,
+                  char *err, size_t errlen);
+
 /* The file's bytes as they are (to copy or upload a log): *data malloc'd.
  * 0, or -1 (errno set). */
 int oplog_bytes(const char *path, char **data, size_t *len);

@@ -48,6 +48,24 @@ static void data_rule(const json_t *res, const char *path, const char *want, con
                             what, have, want));
 }
 
+/* The distinct strings in repeats.runs[] (a non-string counts for nothing). */
+static size_t distinct_runs(const json_t *res) {
+    const json_t *runs = jget(res, "repeats.runs");
+    size_t n = json_array_size(runs), d = 0;
+    if (n > 10000) /* no repeat is this long; and the pairs below are n^2 */
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *a = json_string_value(json_array_get(runs, i));
+        size_t k = 0;
+        while (a && k < i &&
+               (!json_string_value(json_array_get(runs, k)) ||
+                strcmp(a, json_string_value(json_array_get(runs, k)))))
+            k++;
+        d += a && k == i;
+    }
+    return d;
+}
+
 json_t *reportable_reasons(const json_t *res) {
     json_t *r = json_array();
     if (!str_is(res, "config.profile", "full"))
@@ -61,6 +79,11 @@ json_t *reportable_reasons(const json_t *res) {
     if (!(n >= 3))
         add(r, isfinite(n) ? json_sprintf("%g runs: --repeat 3 or more", n)
                            : json_string("a single run: --repeat 3 or more"));
+    else if ((double)distinct_runs(res) != n)
+        /* n counted from the runs listed, each once: one run listed three
+         * times, or none, is not a --repeat 3. */
+        add(r, json_sprintf("repeats.n %g, but %zu distinct run(s) listed in repeats.runs", n,
+                            distinct_runs(res)));
     else {
         /* The headline is the median run's own figures. */
         double med = jnum(res, "repeats.aops_median"), a = jnum(res, "totals.aops");

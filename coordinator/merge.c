@@ -59,6 +59,14 @@ static uint64_t u64_at(const json_t *r, const char *path) {
     return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
 }
 
+/* sum += x, held at INT64_MAX (json_int_t's largest) instead of wrapping:
+ * the shards' counts come from files, and a sum that wrapped would read as a
+ * small, plausible figure. */
+static void add_u64(uint64_t *sum, uint64_t x) {
+    if (__builtin_add_overflow(*sum, x, sum) || *sum > (uint64_t)INT64_MAX)
+        *sum = (uint64_t)INT64_MAX;
+}
+
 /* "0, 2 and 5" of up to 12 indices, then "...". */
 static void index_list(const unsigned *idx, size_t n, char *out, size_t len) {
     size_t o = 0;
@@ -263,9 +271,9 @@ static void counters_sum(struct shard_in *u, size_t nu, const struct workload *w
     snprintf(path, sizeof path, "%s.ops", base);
     uint64_t ops = 0, errors = 0;
     for (size_t i = 0; i < nu; i++) {
-        ops += u64_at(u[i].r, path);
+        add_u64(&ops, u64_at(u[i].r, path));
         snprintf(path, sizeof path, "%s.errors", base);
-        errors += u64_at(u[i].r, path);
+        add_u64(&errors, u64_at(u[i].r, path));
         snprintf(path, sizeof path, "%s.ops", base);
     }
     json_object_set_new(out, "ops", json_integer((json_int_t)ops));
@@ -274,7 +282,7 @@ static void counters_sum(struct shard_in *u, size_t nu, const struct workload *w
         uint64_t sum = 0;
         snprintf(path, sizeof path, "%s.%s", base, wl->counters[c].key);
         for (size_t i = 0; i < nu; i++)
-            sum += u64_at(u[i].r, path);
+            add_u64(&sum, u64_at(u[i].r, path));
         json_object_set_new(out, wl->counters[c].key, json_integer((json_int_t)sum));
     }
 }
@@ -354,6 +362,15 @@ static json_t *merge_rate(struct shard_in *u, size_t nu, json_t *warnings) {
             return json_null();
         }
         json_int_t s = json_integer_value(json_object_get(o, "start"));
+        /* A second from a file: within +-2^40 s (35,000 years) so that the
+         * sums and differences below cannot overflow. */
+        if (s > ((json_int_t)1 << 40) || s < -((json_int_t)1 << 40)) {
+            add(warnings,
+                "shard %u (%s) has ops_per_second.start %lld: the merged series is "
+                "left out",
+                u[i].index, host_of(&u[i]), (long long)s);
+            return json_null();
+        }
         json_int_t e = s + (json_int_t)json_array_size(json_object_get(o, "counts"));
         start = s < start ? s : start;
         end = e > end ? e : end;
@@ -591,9 +608,9 @@ json_t *merge_results(json_t *const *in, const char *const *names, size_t n) {
             if (!strcmp(machine_of(&u[i]), machine_of(&u[j])))
                 u[i].host_first = 0;
         hosts += (unsigned)u[i].host_first;
-        ops += u64_at(u[i].r, "totals.ops");
-        errors += u64_at(u[i].r, "totals.errors");
-        expected += u64_at(u[i].r, "totals.expected_ops");
+        add_u64(&ops, u64_at(u[i].r, "totals.ops"));
+        add_u64(&errors, u64_at(u[i].r, "totals.errors"));
+        add_u64(&expected, u64_at(u[i].r, "totals.expected_ops"));
         json_t *rel = json_object_get(u[i].sh, "released_at_ns");
         double wall = jnum(u[i].r, "totals.wall_seconds");
         if (json_is_integer(rel) && isfinite(wall)) {
@@ -643,7 +660,7 @@ json_t *merge_results(json_t *const *in, const char *const *names, size_t n) {
     }
     uint64_t containers = 0;
     for (size_t i = 0; i < nu; i++)
-        containers += u64_at(u[i].r, "config.containers");
+        add_u64(&containers, u64_at(u[i].r, "config.containers"));
     json_object_set_new(config, "containers_per_shard",
                         nu ? json_deep_copy(jget(u[0].r, "config.containers")) : json_null());
     json_object_set_new(config, "containers", json_integer((json_int_t)containers));

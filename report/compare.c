@@ -555,8 +555,8 @@ static void html_spread_rows(struct sbuf *b, const struct run *runs, int n) {
     }
 }
 
-static void write_html(const char *path, const struct run *runs, int n, int priced,
-                       const json_t *notes, const json_t *forced) {
+static int write_html(const char *path, const struct run *runs, int n, int priced,
+                      const json_t *notes, const json_t *forced) {
     struct sbuf b = {0};
     page_begin(&b, "aops-harness comparison");
     sb_puts(&b,
@@ -727,12 +727,16 @@ static void write_html(const char *path, const struct run *runs, int n, int pric
     compare_sut_table(&b, R, (const char *const *)L, n);
     sb_puts(&b, "<footer>written by harness compare</footer>\n");
     page_end(&b);
+    /* A page that cannot be written is exit 1 from compare_main, not exit()
+     * here: the caller frees what it holds (and a fuzzer sees a return). */
     FILE *f = fopen(path, "w");
-    if (!f || fwrite(b.s, 1, b.len, f) != b.len || fclose(f) != 0) {
+    int ok = f && fwrite(b.s, 1, b.len, f) == b.len;
+    if (f && fclose(f) != 0)
+        ok = 0;
+    if (!ok)
         fprintf(stderr, "harness compare: %s: %s\n", path, strerror(errno));
-        exit(1);
-    }
     sb_free(&b);
+    return ok ? 0 : -1;
 }
 
 int compare_main(int argc, char **argv) {
@@ -809,8 +813,10 @@ int compare_main(int argc, char **argv) {
         inventory_diffs(runs, n, notes);
         print_text(runs, n, priced, notes);
         if (html) {
-            write_html(html, runs, n, priced, notes, reasons);
-            printf("wrote %s\n", html);
+            if (write_html(html, runs, n, priced, notes, reasons) != 0)
+                rc = 1;
+            else
+                printf("wrote %s\n", html);
         }
     }
     json_decref(reasons);

@@ -731,8 +731,9 @@ static int render_sweep(struct sbuf *b, const char *dir, const json_t *sweep, co
         char e[512];
         p[i].containers = jnum(pj, "containers");
         snprintf(p[i].dir, sizeof p[i].dir, "%s/%s", dir, jstr(pj, "dir") ? jstr(pj, "dir") : "");
-        /* A sweep stopped half way still has points worth showing. */
-        p[i].r = load_run(p[i].dir, e, sizeof e);
+        /* A sweep stopped half way still has points worth showing. Its
+         * points' names come from sweep.json: inside RUN_DIR only. */
+        p[i].r = load_run_at(dir, jstr(pj, "dir"), e, sizeof e);
         if (!p[i].r)
             json_array_append_new(missing, json_string(e));
     }
@@ -905,8 +906,7 @@ static int sweep_csv(const char *dir, const json_t *sweep, const char *csvdir, c
     struct sweep_cols sc = {0};
     json_array_foreach(json_object_get(sweep, "points"), i, pj) {
         char pdir[4300], e[512];
-        snprintf(pdir, sizeof pdir, "%s/%s", dir, jstr(pj, "dir") ? jstr(pj, "dir") : "");
-        json_t *r = load_run(pdir, e, sizeof e);
+        json_t *r = load_run_at(dir, jstr(pj, "dir"), e, sizeof e);
         if (!r)
             continue;
         if (!sc.n) { /* the columns: the first readable point's workloads */

@@ -10,14 +10,18 @@
  * parsing our rounding. */
 #include "report_html.h"
 
+#include "../common/safepath.h"
 #include "../workloads/workload.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static void sb_grow(struct sbuf *b, size_t need) {
     if (b->len + need + 1 <= b->cap)
@@ -129,6 +133,18 @@ static void upgrade_power(json_t *r) {
     json_object_set_new(t, "power", json_pack("[o]", e));
 }
 
+/* result.json's checks and upgrades, r taken (NULL: err already said why). */
+static json_t *as_result(json_t *r, const char *path, char *err, size_t errlen) {
+    if (r && (!json_is_object(r) || !json_is_object(json_object_get(r, "totals")))) {
+        snprintf(err, errlen, "%s: not a harness result (no totals)", path);
+        json_decref(r);
+        return NULL;
+    }
+    if (r)
+        upgrade_power(r);
+    return r;
+}
+
 json_t *load_run(const char *dir, char *err, size_t errlen) {
     char path[4200];
     struct stat st;
@@ -137,22 +153,39 @@ json_t *load_run(const char *dir, char *err, size_t errlen) {
         return NULL;
     }
     if (S_ISDIR(st.st_mode))
-        snprintf(path, sizeof path, "%s/result.json", dir);
-    else
-        snprintf(path, sizeof path, "%s", dir);
+        return as_result(safepath_load_json(dir, "result.json", NULL, err, errlen), dir, err,
+                         errlen);
+    /* A result.json named on the command line: a regular file only (a FIFO
+     * would hang the open and the read), opened without blocking. */
+    snprintf(path, sizeof path, "%s", dir);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s: %s", path, fd < 0 ? strerror(errno) : "not a regular file");
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
     json_error_t je;
-    json_t *r = json_load_file(path, 0, &je);
-    if (!r) {
+    FILE *f = fdopen(fd, "rb"); /* stdio: json_loadfd reads one byte per read(2) */
+    json_t *r = f ? json_loadf(f, 0, &je) : NULL;
+    if (f)
+        fclose(f);
+    else
+        close(fd), snprintf(je.text, sizeof je.text, "%s", strerror(errno));
+    if (!r)
         snprintf(err, errlen, "%s: %s", path, je.text);
+    return as_result(r, path, err, errlen);
+}
+
+json_t *load_run_at(const char *dir, const char *rel, char *err, size_t errlen) {
+    char name[SAFEPATH_NAME_MAX + 16];
+    if (safepath_name_ok(rel, err, errlen) != 0)
+        return NULL;
+    if (safepath_join(rel, "result.json", name, sizeof name) != 0) {
+        snprintf(err, errlen, "%s/%.200s: a path too long", dir, rel);
         return NULL;
     }
-    if (!json_is_object(r) || !json_is_object(json_object_get(r, "totals"))) {
-        snprintf(err, errlen, "%s: not a harness result (no totals)", path);
-        json_decref(r);
-        return NULL;
-    }
-    upgrade_power(r);
-    return r;
+    return as_result(safepath_load_json(dir, name, NULL, err, errlen), name, err, errlen);
 }
 
 char *fmt_num(char *buf, size_t len, double v, int dec) {

@@ -32,6 +32,9 @@ const char *workload_title(const char *key);
 
 /* Load DIR/result.json (or DIR itself when it is a file). NULL with err set. */
 json_t *load_run(const char *dir, char *err, size_t errlen);
+/* The same for a run named by a file (a sweep's point "dir"): rel inside dir
+ * only, through common/safepath.h (no "..", no symlink, a regular file). */
+json_t *load_run_at(const char *dir, const char *rel, char *err, size_t errlen);
 
 /* "12,345.6" with `dec` decimals; "–" for NAN. Returns buf. */
 char *fmt_num(char *buf, size_t len, double v, int dec);

@@ -62,7 +62,8 @@ static json_t *good_result(void) {
              "{\"valid\": true, \"warnings\": [], \"config\": {\"profile\": \"full\", "
              "\"schedule\": \"phased\", \"stall_timeout\": 30, \"sample_interval\": 1, "
              "\"dataset\": \"per-worker\"}, \"totals\": {\"aops\": 100.5, \"errors\": 0}, "
-             "\"repeats\": {\"n\": 3, \"aops_median\": 100.5}, \"provenance\": {\"build\": "
+             "\"repeats\": {\"n\": 3, \"aops_median\": 100.5, \"runs\": [\"runs/1\", \"runs/2\", "
+             "\"runs/3\"]}, \"provenance\": {\"build\": "
              "{\"release\": true, \"dirty\": false, \"sanitizers\": null}, \"data\": "
              "{\"objects_manifest\": {\"worker0_sha256\": \"%s\"}, \"corpus_manifest\": "
              "{\"sha256\": \"%s\"}, \"patterns\": {\"sha256\": \"%s\"}}}, \"verification\": "
@@ -99,6 +100,9 @@ static void reportable(void) {
         {"repeats", "null", "a single run"},
         {"repeats.n", "2", "2 runs"},
         {"repeats.aops_median", "99", "not the median run"},
+        /* n counted from the runs listed, each once (issue 35). */
+        {"repeats.runs", "[]", "repeats.n 3, but 0 distinct run(s)"},
+        {"repeats.runs", "[\"runs/1\", \"runs/1\", \"runs/1\"]", "but 1 distinct run(s)"},
         {"config.stall_timeout", "10", "--stall-timeout 10"},
         {"config.sample_interval", "0.1", "--sample-interval 0.1"},
         {"provenance.build.release", "false", "not a release build"},
