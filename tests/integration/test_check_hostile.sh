@@ -146,9 +146,14 @@ check_contains "naming the shared run id" "the same run listed twice" "$out"
 
 D=$(fresh repelse)
 mkdir -p "$D/runs"
-for i in 1 2 3; do # three distinct runs (their own run ids, logs and digests)...
+# Three distinct runs (their own run ids, logs and digests): the id's last hex
+# digit replaced by one that is none of the headline's, whatever the base run's
+# id happens to end in (a digit i would make run i the headline again).
+base_id=$(jq -r .run_id "$TMP/base/result.json")
+pool=$(printf '%s' 0123456789abcdef | tr -d "${base_id: -1}")
+for i in 1 2 3; do
     cp -a "$TMP/base" "$D/runs/$i"
-    id=$(jq -r .run_id "$D/runs/$i/result.json" | sed "s/.\$/$i/")
+    id=${base_id%?}${pool:$i:1}
     printf '%s' "$id" | dd of="$D/runs/$i/ops.log" bs=1 seek=32 conv=notrunc status=none
     edit "$D/runs/$i" '.run_id = $id' --arg id "$id"
 done
