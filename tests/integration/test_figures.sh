@@ -23,7 +23,12 @@ R=$TMP/c3/result.json
 check_eq "cycles 3: valid ($(tail -2 "$TMP/c3.log" | tr '\n' ' '))" true "$(jq_ .valid "$R")"
 check "three intervals per window" jq -e '[.windows[] | .intervals | length == 3] | all' "$R"
 check "the s3 window is not the whole run ($(jq_ .windows.s3.seconds "$R") of $(jq_ .totals.wall_seconds "$R") s)" \
-    jq -e '.windows.s3.seconds < 0.8 * .totals.wall_seconds' "$R"
+    jq -e '.windows.s3.seconds < .totals.wall_seconds and
+           ([.windows.s3.intervals, .windows.search.intervals] | transpose |
+            map(.[0].end < .[1].end) | all)' "$R"
+# (Not a share of the wall time: how much of a run S3 takes depends on the machine's
+# load. What the phased schedule fixes is the order: each cycle's S3 phase ends
+# before its search phase does, so the S3 window cannot be the whole run.)
 check "the windows differ" jq -e '.windows.s3.intervals != .windows.search.intervals and .windows.s3.seconds != .windows.search.seconds' "$R"
 # Union, overlap and exclusive time worked out here from the intervals alone.
 cat >"$TMP/windows.py" <<'EOF'
