@@ -71,6 +71,25 @@ void metrics_serve(struct metrics *m, const struct metrics_run *run);
 
 void metrics_close(struct metrics *m);
 
+/* Where a request goes, from its head as the server read it (NUL-terminated;
+ * the server answers 431 to one of 8 KiB or more before it gets here): its
+ * request line and, for /metrics, the format its Accept header asks for.
+ * Pure, for the server and its fuzz target (tests/fuzz/fuzz_metrics_http.c). */
+enum metrics_route {
+    METRICS_BAD,        /* 400: no "METHOD TARGET HTTP/1.x" */
+    METRICS_METHOD,     /* 405: neither GET nor HEAD */
+    METRICS_ROOT,       /* 200: "/", a pointer to /metrics */
+    METRICS_NOTFOUND,   /* 404 */
+    METRICS_EXPOSITION, /* 200: /metrics */
+};
+struct metrics_request {
+    enum metrics_route route;
+    int head;        /* HEAD: the answer without its body */
+    int openmetrics; /* Accept asks for application/openmetrics-text (q > 0) */
+};
+void metrics_parse_request(const char *req, struct metrics_request *out);
+#define METRICS_REQ_MAX 8192
+
 /* --- the exposition (metrics.c); the server above is metrics_http.c ---- */
 
 struct mbuf {

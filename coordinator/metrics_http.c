@@ -31,7 +31,7 @@
 #include "../common/util.h"
 #include "metrics.h"
 
-#define REQ_MAX 8192
+#define REQ_MAX METRICS_REQ_MAX
 #define CONN_TIMEOUT_NS 10000000000LL /* a request must arrive and be sent within 10 s */
 #define CONN_YIELD_NS 2000000000LL    /* ... and within 2 s when another connection waits */
 #define RENDER_REUSE_NS 100000000LL   /* a render answers the scrapes of the next 100 ms */
@@ -300,36 +300,58 @@ static void respond(struct conn *c, const char *status, const char *ctype, const
     c->off = 0;
 }
 
-static void handle_request(struct metrics *m, struct conn *c, const struct metrics_run *run) {
-    static const char text[] = "text/plain; charset=utf-8";
+void metrics_parse_request(const char *req, struct metrics_request *out) {
     char method[16], target[1024], version[16];
-    if (sscanf(c->req, "%15s %1023s %15s", method, target, version) != 3 ||
+    memset(out, 0, sizeof *out);
+    if (sscanf(req, "%15s %1023s %15s", method, target, version) != 3 ||
         strncmp(version, "HTTP/1.", 7) != 0) {
-        static const char b[] = "bad request\n";
-        respond(c, "400 Bad Request", text, b, sizeof b - 1, 0);
+        out->route = METRICS_BAD;
         return;
     }
-    int head = !strcmp(method, "HEAD");
-    if (!head && strcmp(method, "GET") != 0) {
-        static const char b[] = "only GET and HEAD\n";
-        respond(c, "405 Method Not Allowed", text, b, sizeof b - 1, 0);
+    out->head = !strcmp(method, "HEAD");
+    if (!out->head && strcmp(method, "GET") != 0) {
+        out->route = METRICS_METHOD;
         return;
     }
     char *q = strchr(target, '?');
     if (q)
         *q = 0;
-    if (!strcmp(target, "/")) {
+    if (!strcmp(target, "/"))
+        out->route = METRICS_ROOT;
+    else if (strcmp(target, "/metrics") != 0)
+        out->route = METRICS_NOTFOUND;
+    else {
+        const char *hdrs = strstr(req, "\r\n");
+        out->route = METRICS_EXPOSITION;
+        out->openmetrics = wants_openmetrics(hdrs ? hdrs + 2 : "");
+    }
+}
+
+static void handle_request(struct metrics *m, struct conn *c, const struct metrics_run *run) {
+    static const char text[] = "text/plain; charset=utf-8";
+    struct metrics_request rq;
+    metrics_parse_request(c->req, &rq);
+    int head = rq.head, om = rq.openmetrics;
+    if (rq.route == METRICS_BAD) {
+        static const char b[] = "bad request\n";
+        respond(c, "400 Bad Request", text, b, sizeof b - 1, 0);
+        return;
+    }
+    if (rq.route == METRICS_METHOD) {
+        static const char b[] = "only GET and HEAD\n";
+        respond(c, "405 Method Not Allowed", text, b, sizeof b - 1, 0);
+        return;
+    }
+    if (rq.route == METRICS_ROOT) {
         static const char b[] = "aops-harness: the run's metrics are at /metrics\n";
         respond(c, "200 OK", text, b, sizeof b - 1, head);
         return;
     }
-    if (strcmp(target, "/metrics") != 0) {
+    if (rq.route == METRICS_NOTFOUND) {
         static const char b[] = "not found: the metrics are at /metrics\n";
         respond(c, "404 Not Found", text, b, sizeof b - 1, head);
         return;
     }
-    const char *hdrs = strstr(c->req, "\r\n");
-    int om = wants_openmetrics(hdrs ? hdrs + 2 : "");
     struct rendered *last = &m->last[om];
     int64_t now = now_ns();
     if (!last->valid || now - last->at >= RENDER_REUSE_NS || last->ended != run->ended ||
