@@ -16,11 +16,8 @@ static struct config cfg;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc, (void)argv;
-    char err[512], dir[128], tiny[160];
+    char err[512], dir[128];
     snprintf(dir, sizeof dir, "%s/corpus", fuzz_dir());
-    snprintf(tiny, sizeof tiny, "%s/tiny", dir);
-    if ((mkdir(dir, 0700) != 0 && errno != EEXIST) || (mkdir(tiny, 0700) != 0 && errno != EEXIST))
-        abort();
     /* The repository's own patterns file (found from the binary's place):
      * the seeds' patterns_sha256 is its digest. */
     char *av[] = {"run", "--workloads", "search", "--profile", "tiny", "--corpus", dir};
@@ -32,6 +29,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    fuzz_mkdirs("corpus/tiny");
     fuzz_write("corpus/tiny/manifest.json", data, size);
     const struct search_opts *o = search_opts(&cfg);
     struct search_expected *x = malloc(sizeof *x);

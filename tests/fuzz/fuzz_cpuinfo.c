@@ -12,15 +12,12 @@ static struct config cfg;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc, (void)argv;
-    char p[160];
     snprintf(cfg.sysroot, sizeof cfg.sysroot, "%s/root", fuzz_dir());
-    mkdir(cfg.sysroot, 0700);
-    snprintf(p, sizeof p, "%s/proc", cfg.sysroot);
-    mkdir(p, 0700);
     return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    fuzz_mkdirs("root/proc");
     fuzz_write("root/proc/cpuinfo", data, size);
     int cores = inventory_physical_cores(&cfg);
     /* The reference: every "processor" in the bytes, counted here (each

@@ -12,24 +12,9 @@
 
 static char root[128];
 
-static void mkdirs(const char *rel) {
-    char p[256];
-    snprintf(p, sizeof p, "%s%s", root, rel);
-    for (char *s = p + strlen(root) + 1; (s = strchr(s, '/')); s++) {
-        *s = 0;
-        mkdir(p, 0700);
-        *s = '/';
-    }
-    mkdir(p, 0700);
-}
-
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc, (void)argv;
     snprintf(root, sizeof root, "%s/root", fuzz_dir());
-    mkdir(root, 0700);
-    mkdirs("/proc");
-    mkdirs("/sys/devices/system/cpu");
-    fuzz_write("root/sys/devices/system/cpu/online", "0\n", 2);
     return 0;
 }
 
@@ -48,11 +33,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             abort();
     }
     free(text);
+    fuzz_mkdirs("root/proc");
+    fuzz_mkdirs("root/sys/devices/system/cpu");
+    fuzz_write("root/sys/devices/system/cpu/online", "0\n", 2);
     fuzz_write("root/proc/meminfo", part[0], len[0]);
     char node[256];
     snprintf(node, sizeof node, "%s/sys/devices/system/node", root);
     if (len[1]) {
-        mkdirs("/sys/devices/system/node/node0");
+        fuzz_mkdirs("root/sys/devices/system/node/node0");
         fuzz_write("root/sys/devices/system/node/node0/meminfo", part[1], len[1]);
     } else {
         char f[300];
