@@ -78,9 +78,19 @@ FILE *fs_fopen(const char *path) {
 
 int fs_meminfo_total(const char *text, int64_t *bytes) {
     const char *m = strstr(text, "MemTotal:");
-    unsigned long long kib;
-    if (!m || sscanf(m, "MemTotal: %llu kB", &kib) != 1 ||
-        kib > (unsigned long long)INT64_MAX / 1024)
+    if (!m)
+        return -1;
+    /* Digits on the same line, as the kernel writes them: no sign (strtoull
+     * and %llu take "-0" as 0 and "-5" as 2^64 - 5), no value from the next
+     * line (a space in a scanf format skips newlines too). */
+    m += 9;
+    m += strspn(m, " \t");
+    if (*m < '0' || *m > '9')
+        return -1;
+    errno = 0;
+    char *end;
+    unsigned long long kib = strtoull(m, &end, 10);
+    if (errno || kib > (unsigned long long)INT64_MAX / 1024)
         return -1;
     *bytes = (int64_t)kib * 1024;
     return 0;

@@ -25,11 +25,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     char *text = fuzz_cstr(part[0], len[0]);
     int64_t b;
     if (fs_meminfo_total(text, &b) == 0) {
-        /* The reference: the digits after "MemTotal:", read here. */
+        /* The reference: the digits after "MemTotal:" on its line, read here. */
         const char *m = strstr(text, "MemTotal:") + 9;
-        m += strspn(m, " \t\n\v\f\r");
-        unsigned long long kib = strtoull(m, NULL, 10);
-        if (*m == '-' || *m == '+' || b < 0 || (uint64_t)b != kib * 1024ULL)
+        uint64_t kib = 0;
+        while (*m == ' ' || *m == '\t')
+            m++;
+        if (*m < '0' || *m > '9')
+            abort(); /* a total from no digits (a sign, the next line) */
+        for (; *m >= '0' && *m <= '9'; m++) {
+            if (kib > (uint64_t)INT64_MAX / 10)
+                abort(); /* accepted past what fits */
+            kib = kib * 10 + (uint64_t)(*m - '0');
+        }
+        if (b < 0 || (uint64_t)b != kib * 1024ULL)
             abort();
     }
     free(text);

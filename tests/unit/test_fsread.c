@@ -65,6 +65,12 @@ static void test_meminfo(void) {
     CHECK(fs_meminfo_total("MemTotal: 9007199254740991 kB\n", &b) == 0 &&
           b == 9007199254740991LL * 1024);
     CHECK(fs_meminfo_total("MemFree: 1 kB\n", &b) == -1);
+    /* Found by fuzz_meminfo: a sign, or digits on the next line, were taken
+     * ("-0" as 0 bytes); the kernel writes neither. */
+    CHECK(fs_meminfo_total("MemTotal:  \n-0 kB\n", &b) == -1);
+    CHECK(fs_meminfo_total("MemTotal: -0 kB\n", &b) == -1);
+    CHECK(fs_meminfo_total("MemTotal:\n5 kB\n", &b) == -1);
+    CHECK(fs_meminfo_total("MemTotal:\t7 kB\n", &b) == 0 && b == 7 * 1024);
 }
 
 /* A one-CPU sysroot whose meminfo and L3 size are out of range: the
