@@ -59,6 +59,19 @@ static inline const char *fuzz_write(const char *name, const void *data, size_t 
     char *p = path[next++ & 3];
     snprintf(p, sizeof path[0], "%s/%s", fuzz_dir(), name);
     int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    /* Its directories removed under it (see fuzz_dir): made again. */
+    for (int tries = 0; fd < 0 && errno == ENOENT && tries < 100; tries++) {
+        char rel[128];
+        snprintf(rel, sizeof rel, "%s", name);
+        char *slash = strrchr(rel, '/');
+        if (slash) {
+            *slash = 0;
+            fuzz_mkdirs(rel);
+        } else {
+            fuzz_dir();
+        }
+        fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    }
     if (fd < 0)
         abort();
     const char *c = data;
