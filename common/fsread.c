@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fsread.h"
@@ -48,8 +49,55 @@ ssize_t fs_pread_str(int fd, char *buf, size_t size) {
     return strip(buf, (ssize_t)got);
 }
 
+/* path opened for reading when it is a regular file: O_NONBLOCK, so that a
+ * FIFO's open returns at once (and is then refused); cleared after, as
+ * /proc and /sys ignore it anyway. -1 with errno otherwise. */
+static int open_regular(const char *path) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0)
+        return -1;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        errno = EINVAL;
+        return -1;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0)
+        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    return fd;
+}
+
+FILE *fs_fopen(const char *path) {
+    int fd = open_regular(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "re") : NULL;
+    if (fd >= 0 && !f)
+        close(fd);
+    return f;
+}
+
+int fs_meminfo_total(const char *text, int64_t *bytes) {
+    const char *m = strstr(text, "MemTotal:");
+    if (!m)
+        return -1;
+    /* Digits on the same line, as the kernel writes them: no sign (strtoull
+     * and %llu take "-0" as 0 and "-5" as 2^64 - 5), no value from the next
+     * line (a space in a scanf format skips newlines too). */
+    m += 9;
+    m += strspn(m, " \t");
+    if (*m < '0' || *m > '9')
+        return -1;
+    errno = 0;
+    char *end;
+    unsigned long long kib = strtoull(m, &end, 10);
+    if (errno || kib > (unsigned long long)INT64_MAX / 1024)
+        return -1;
+    *bytes = (int64_t)kib * 1024;
+    return 0;
+}
+
 ssize_t fs_read_str(const char *path, char *buf, size_t size) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open_regular(path);
     if (fd < 0)
         return -1;
     ssize_t n = fs_pread_str(fd, buf, size);

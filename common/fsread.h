@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 /* sysfs entry names such as cpu12 or node3: s (what follows the prefix) is
@@ -28,8 +29,20 @@ static inline int fs_is_index(const char *s) {
 char *sysroot_path(char *out, size_t size, const char *sysroot, const char *path);
 
 /* Read at most size-1 bytes of a whole small file into buf, NUL-terminated,
- * trailing newlines stripped. Returns the length, or -1 with errno set. */
+ * trailing newlines stripped. Returns the length, or -1 with errno set.
+ * Only a regular file is read (every /proc and /sys file is one): a FIFO
+ * planted in a sysroot would block the open for ever, a character device
+ * (/dev/zero) never end; either is -1 with EINVAL, at once. */
 ssize_t fs_read_str(const char *path, char *buf, size_t size);
+
+/* fopen(path, "re") for the line-by-line readers, with fs_read_str's rule:
+ * a regular file or NULL (errno EINVAL for any other kind), never a wait. */
+FILE *fs_fopen(const char *path);
+
+/* MemTotal of a meminfo text, /proc/meminfo's "MemTotal:  16318164 kB" or a
+ * NUMA node's "Node 0 MemTotal: ..." line, in bytes. 0, or -1 when there is
+ * none or it is past INT64_MAX bytes (a sysroot's file may say anything). */
+int fs_meminfo_total(const char *text, int64_t *bytes);
 
 /* The same from an fd already open, reading from offset 0 (the sample path
  * keeps its /proc files open and re-reads them). */

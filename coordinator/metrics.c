@@ -288,7 +288,7 @@ static void hist_coarse(const struct hist *h, const unsigned *last_k, struct met
 void metrics_cache_free(struct metrics_cache *c) {
     free(c->h);
     c->h = NULL;
-    c->n = 0;
+    c->n = 0; /* renders stays: it counts the endpoint's renders, not the cache's */
 }
 
 /* last_k[j]: the highest fine bucket whose values are all at or below bound j
@@ -564,6 +564,13 @@ void metrics_render(struct mbuf *b, const struct metrics_run *run, const struct 
     render_ops(&e, run);
     render_workers(&e, run);
     render_telemetry(&e, run);
+    if (cache) {
+        family(&e, "aops_metrics_renders", F_COUNTER, NULL,
+               "Expositions of this endpoint rendered, this one included: a scrape within 100 ms "
+               "of the last render of its format is answered from that render.");
+        sample_start(&e, "aops_metrics_renders_total", NOKV);
+        val_u64(&e, ++cache->renders);
+    }
     if (openmetrics)
         mbuf_puts(b, "# EOF\n");
 }

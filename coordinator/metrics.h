@@ -24,6 +24,8 @@
  *   aops_cpu_utilization_ratio, aops_storage_read_bytes_per_second,
  *   aops_storage_read_operations_per_second, aops_power_watts{source,scope}
  *     the telemetry sampler's latest interval; absent until measured   gauges
+ *   aops_metrics_renders_total: expositions rendered (a scrape within 100 ms
+ *     of the last render of its format is answered from it)          counter
  *
  * run_id is the name of the run directory (results/<timestamp>, --out),
  * the same for every point of a sweep and every run of a --repeat. */
@@ -57,16 +59,36 @@ struct metrics_run {
 struct metrics *metrics_open(const struct config *cfg, char *err, size_t errlen);
 
 #define METRICS_MAX_CONNS 8
-#define METRICS_MAX_FDS (1 + METRICS_MAX_CONNS)
+#define METRICS_MAX_FDS (2 + METRICS_MAX_CONNS) /* the listener, a timer, the connections */
 
 /* The fds to poll and for what, into p[0..max). Returns how many (0 for a
- * NULL m, so the caller needs no check). */
+ * NULL m, so the caller needs no check). One is a timer: the loop wakes when
+ * a connection's deadline is due, whatever its own timeout. */
 int metrics_pollfds(const struct metrics *m, struct pollfd *p, int max);
 
 /* Accept what is waiting, read requests, answer them: never blocks. */
 void metrics_serve(struct metrics *m, const struct metrics_run *run);
 
 void metrics_close(struct metrics *m);
+
+/* Where a request goes, from its head as the server read it (NUL-terminated;
+ * the server answers 431 to one of 8 KiB or more before it gets here): its
+ * request line and, for /metrics, the format its Accept header asks for.
+ * Pure, for the server and its fuzz target (tests/fuzz/fuzz_metrics_http.c). */
+enum metrics_route {
+    METRICS_BAD,        /* 400: no "METHOD TARGET HTTP/1.x" */
+    METRICS_METHOD,     /* 405: neither GET nor HEAD */
+    METRICS_ROOT,       /* 200: "/", a pointer to /metrics */
+    METRICS_NOTFOUND,   /* 404 */
+    METRICS_EXPOSITION, /* 200: /metrics */
+};
+struct metrics_request {
+    enum metrics_route route;
+    int head;        /* HEAD: the answer without its body */
+    int openmetrics; /* Accept asks for application/openmetrics-text (q > 0) */
+};
+void metrics_parse_request(const char *req, struct metrics_request *out);
+#define METRICS_REQ_MAX 8192
 
 /* --- the exposition (metrics.c); the server above is metrics_http.c ---- */
 
@@ -99,6 +121,7 @@ extern const char *const metrics_bounds[METRICS_NBOUNDS];
 struct metrics_cache {
     unsigned n; /* entries: workers x workloads */
     struct metrics_hcache *h;
+    uint64_t renders; /* metrics_render calls with this cache: aops_metrics_renders_total */
 };
 void metrics_cache_free(struct metrics_cache *c);
 

@@ -3,8 +3,20 @@
  * Content-Length and closed, every read and write non-blocking so the
  * coordinator's loop never waits on a client. GET and HEAD of /metrics (the
  * exposition, its format chosen by the Accept header) and of / (a pointer
- * to it); 404, 405, 400 and 431 otherwise. A connection that has not sent
- * its request and taken its answer within 10 s is closed. */
+ * to it); 404, 405, 400 and 431 otherwise (a request is at most 8 KiB).
+ *
+ * Its limits, so that no client costs the measured run or shuts out the
+ * scraper: a connection that has not sent its request and taken its answer
+ * within 10 s is closed, and one that has had 2 s is closed at once when all
+ * METRICS_MAX_CONNS slots are taken and another connection waits (eight idle
+ * sockets delay a real scrape by 2 s at most, never 10). The exposition is
+ * rendered at most once per 100 ms per format: a scrape within that of the
+ * last render gets the same bytes, so a client reconnecting in a loop costs
+ * a copy per request, not a render (aops_metrics_renders_total counts them).
+ * A timerfd among the fds to poll wakes the loop for those deadlines.
+ *
+ * ":PORT" binds 127.0.0.1: the endpoint is exposed only when told
+ * (0.0.0.0:PORT, [::]:PORT, an address of the host). */
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -13,36 +25,49 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "../common/util.h"
 #include "metrics.h"
 
-#define REQ_MAX 8192
+#define REQ_MAX METRICS_REQ_MAX
 #define CONN_TIMEOUT_NS 10000000000LL /* a request must arrive and be sent within 10 s */
+#define CONN_YIELD_NS 2000000000LL    /* ... and within 2 s when another connection waits */
+#define RENDER_REUSE_NS 100000000LL   /* a render answers the scrapes of the next 100 ms */
 
 enum conn_state { C_FREE = 0, C_READ, C_WRITE };
 
 struct conn {
     int fd;
     enum conn_state st;
-    int64_t deadline;
+    int64_t opened, deadline; /* accepted; closed past deadline */
     char req[REQ_MAX];
     size_t rlen;
     struct mbuf out; /* the whole response; kept (its capacity) for the next connection */
     size_t off;
 };
 
+/* The last render of one format, and the state it showed: a scrape within
+ * RENDER_REUSE_NS of it is answered from it unless the run has ended or its
+ * verdict been written since (the final figures are never held back). */
+struct rendered {
+    struct mbuf body;
+    int64_t at;
+    int valid, ended, verdict;
+};
+
 struct metrics {
-    int lfd;
+    int lfd, tfd; /* the listener; the timer for the connections' deadlines */
     struct metrics_labels labels;
     struct metrics_cache cache;
+    struct rendered last[2]; /* [0] classic text, [1] OpenMetrics */
     struct conn conns[METRICS_MAX_CONNS];
 };
 
 /* ---- listening ------------------------------------------------------------------------------ */
 
-/* "HOST:PORT", "[V6]:PORT", ":PORT" into host ("" for every address) and port. */
+/* "HOST:PORT", "[V6]:PORT", ":PORT" into host ("" for none given) and port. */
 static int split_addr(const char *a, char *host, size_t hlen, char *port, size_t plen) {
     const char *colon;
     if (a[0] == '[') {
@@ -85,8 +110,8 @@ struct metrics *metrics_open(const struct config *cfg, char *err, size_t errlen)
     char host[256], port[16];
     if (split_addr(a, host, sizeof host, port, sizeof port) != 0) {
         snprintf(err, errlen,
-                 "--metrics-listen '%s': expected ADDR:PORT (127.0.0.1:9464, :9464 for every "
-                 "address, [::1]:9464), a port from 1 to 65535",
+                 "--metrics-listen '%s': expected ADDR:PORT (127.0.0.1:9464, :9464 for "
+                 "127.0.0.1, 0.0.0.0:9464 for every address, [::1]:9464), a port from 1 to 65535",
                  a);
         return NULL;
     }
@@ -95,17 +120,12 @@ struct metrics *metrics_open(const struct config *cfg, char *err, size_t errlen)
         snprintf(err, errlen, "--metrics-listen: out of memory");
         return NULL;
     }
-    m->lfd = -1;
-    if (!host[0]) {
-        /* Every address: IPv6 and IPv4 on one socket, or IPv4 alone on a
-         * host without IPv6. */
-        struct sockaddr_in6 s6 = {.sin6_family = AF_INET6,
-                                  .sin6_port = htons((uint16_t)atoi(port))};
-        struct sockaddr_in s4 = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(port))};
-        m->lfd = listen_on((struct sockaddr *)&s6, sizeof s6, 0);
-        if (m->lfd < 0 && (errno == EAFNOSUPPORT || errno == EADDRNOTAVAIL))
-            m->lfd = listen_on((struct sockaddr *)&s4, sizeof s4, 0);
-    } else {
+    m->lfd = m->tfd = -1;
+    /* No address: this host only. The run's figures (its host name, its
+     * shape) go to another machine only when the address says so. */
+    if (!host[0])
+        snprintf(host, sizeof host, "127.0.0.1");
+    {
         struct addrinfo hints = {.ai_family = AF_UNSPEC,
                                  .ai_socktype = SOCK_STREAM,
                                  .ai_flags = AI_PASSIVE | AI_NUMERICSERV};
@@ -124,6 +144,13 @@ struct metrics *metrics_open(const struct config *cfg, char *err, size_t errlen)
     }
     if (m->lfd < 0) {
         snprintf(err, errlen, "--metrics-listen '%s': cannot listen there: %s", a, strerror(errno));
+        free(m);
+        return NULL;
+    }
+    m->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    if (m->tfd < 0) {
+        snprintf(err, errlen, "--metrics-listen: cannot make a timer: %s", strerror(errno));
+        close(m->lfd);
         free(m);
         return NULL;
     }
@@ -148,22 +175,69 @@ static void conn_close(struct conn *c) {
     c->out.len = 0;
 }
 
+/* The connection to close for one that waits: the oldest that has had
+ * CONN_YIELD_NS, or NULL. */
+static struct conn *yielding(struct metrics *m, int64_t now) {
+    struct conn *old = NULL;
+    for (int i = 0; i < METRICS_MAX_CONNS; i++) {
+        struct conn *c = &m->conns[i];
+        if (c->st != C_FREE && now - c->opened >= CONN_YIELD_NS &&
+            (!old || c->opened < old->opened))
+            old = c;
+    }
+    return old;
+}
+
+static int slots_full(const struct metrics *m) {
+    for (int i = 0; i < METRICS_MAX_CONNS; i++)
+        if (m->conns[i].st == C_FREE)
+            return 0;
+    return 1;
+}
+
+/* Arm the timer for the next moment something is due without any fd
+ * becoming ready: a connection's deadline and, with every slot taken, the
+ * moment the oldest may yield to one that waits. Disarmed when none. */
+static void arm_timer(const struct metrics *m) {
+    int64_t due = 0, now = now_ns();
+    int full = slots_full(m);
+    for (int i = 0; i < METRICS_MAX_CONNS; i++) {
+        const struct conn *c = &m->conns[i];
+        if (c->st == C_FREE)
+            continue;
+        int64_t d = c->deadline, y = c->opened + CONN_YIELD_NS;
+        /* A moment already past is the listener's to wake for (pollfds). */
+        if (full && y > now && y < d)
+            d = y;
+        if (!due || d < due)
+            due = d;
+    }
+    struct itimerspec its = {{0, 0}, {0, 0}};
+    if (due) {
+        due += 1000000; /* past the deadline, not on it */
+        its.it_value.tv_sec = (time_t)(due / 1000000000LL);
+        its.it_value.tv_nsec = (long)(due % 1000000000LL);
+    }
+    timerfd_settime(m->tfd, due ? TFD_TIMER_ABSTIME : 0, &its, NULL);
+}
+
 int metrics_pollfds(const struct metrics *m, struct pollfd *p, int max) {
-    int n = 0, free_slots = 0;
+    int n = 0;
     if (!m)
         return 0;
     for (int i = 0; i < METRICS_MAX_CONNS && n < max; i++) {
         const struct conn *c = &m->conns[i];
-        if (c->st == C_FREE) {
-            free_slots++;
-            continue;
-        }
-        p[n++] = (struct pollfd){c->fd, c->st == C_READ ? POLLIN : POLLOUT, 0};
+        if (c->st != C_FREE)
+            p[n++] = (struct pollfd){c->fd, c->st == C_READ ? POLLIN : POLLOUT, 0};
     }
-    /* With every slot busy the listener waits: the kernel's backlog holds
-     * new connections until one is free. */
-    if (free_slots && n < max)
+    /* With every slot busy the listener waits (the kernel's backlog holds
+     * new connections) until one is free or one has had its 2 s: then a
+     * connection waiting wakes the loop, which closes that one for it. */
+    int64_t now = now_ns();
+    if (n < max && (!slots_full(m) || yielding((struct metrics *)m, now)))
         p[n++] = (struct pollfd){m->lfd, POLLIN, 0};
+    if (n < max)
+        p[n++] = (struct pollfd){m->tfd, POLLIN, 0};
     return n;
 }
 
@@ -226,38 +300,74 @@ static void respond(struct conn *c, const char *status, const char *ctype, const
     c->off = 0;
 }
 
-static void handle_request(struct metrics *m, struct conn *c, const struct metrics_run *run) {
-    static const char text[] = "text/plain; charset=utf-8";
+void metrics_parse_request(const char *req, struct metrics_request *out) {
     char method[16], target[1024], version[16];
-    if (sscanf(c->req, "%15s %1023s %15s", method, target, version) != 3 ||
+    memset(out, 0, sizeof *out);
+    if (sscanf(req, "%15s %1023s %15s", method, target, version) != 3 ||
         strncmp(version, "HTTP/1.", 7) != 0) {
-        static const char b[] = "bad request\n";
-        respond(c, "400 Bad Request", text, b, sizeof b - 1, 0);
+        out->route = METRICS_BAD;
         return;
     }
-    int head = !strcmp(method, "HEAD");
-    if (!head && strcmp(method, "GET") != 0) {
-        static const char b[] = "only GET and HEAD\n";
-        respond(c, "405 Method Not Allowed", text, b, sizeof b - 1, 0);
+    out->head = !strcmp(method, "HEAD");
+    if (!out->head && strcmp(method, "GET") != 0) {
+        out->route = METRICS_METHOD;
         return;
     }
     char *q = strchr(target, '?');
     if (q)
         *q = 0;
-    if (!strcmp(target, "/")) {
+    if (!strcmp(target, "/"))
+        out->route = METRICS_ROOT;
+    else if (strcmp(target, "/metrics") != 0)
+        out->route = METRICS_NOTFOUND;
+    else {
+        const char *hdrs = strstr(req, "\r\n");
+        out->route = METRICS_EXPOSITION;
+        out->openmetrics = wants_openmetrics(hdrs ? hdrs + 2 : "");
+    }
+}
+
+static void handle_request(struct metrics *m, struct conn *c, const struct metrics_run *run) {
+    static const char text[] = "text/plain; charset=utf-8";
+    struct metrics_request rq;
+    metrics_parse_request(c->req, &rq);
+    int head = rq.head, om = rq.openmetrics;
+    if (rq.route == METRICS_BAD) {
+        static const char b[] = "bad request\n";
+        respond(c, "400 Bad Request", text, b, sizeof b - 1, 0);
+        return;
+    }
+    if (rq.route == METRICS_METHOD) {
+        static const char b[] = "only GET and HEAD\n";
+        respond(c, "405 Method Not Allowed", text, b, sizeof b - 1, 0);
+        return;
+    }
+    if (rq.route == METRICS_ROOT) {
         static const char b[] = "aops-harness: the run's metrics are at /metrics\n";
         respond(c, "200 OK", text, b, sizeof b - 1, head);
         return;
     }
-    if (strcmp(target, "/metrics") != 0) {
+    if (rq.route == METRICS_NOTFOUND) {
         static const char b[] = "not found: the metrics are at /metrics\n";
         respond(c, "404 Not Found", text, b, sizeof b - 1, head);
         return;
     }
-    const char *hdrs = strstr(c->req, "\r\n");
-    int om = wants_openmetrics(hdrs ? hdrs + 2 : "");
-    metrics_render(&c->out, run, &m->labels, &m->cache, om, now_ns());
-    if (c->out.oom) {
+    struct rendered *last = &m->last[om];
+    int64_t now = now_ns();
+    if (!last->valid || now - last->at >= RENDER_REUSE_NS || last->ended != run->ended ||
+        last->verdict != run->verdict) {
+        metrics_render(&last->body, run, &m->labels, &m->cache, om, now);
+        last->valid = !last->body.oom;
+        last->body.oom = 0;
+        last->at = now;
+        last->ended = run->ended;
+        last->verdict = run->verdict;
+    }
+    c->out.len = 0;
+    c->out.oom = 0;
+    if (last->valid)
+        mbuf_add(&c->out, last->body.p, last->body.len);
+    if (!last->valid || c->out.oom) {
         static const char b[] = "out of memory\n";
         c->out.oom = 0;
         respond(c, "503 Service Unavailable", text, b, sizeof b - 1, head);
@@ -311,6 +421,9 @@ static void conn_write(struct conn *c) {
 void metrics_serve(struct metrics *m, const struct metrics_run *run) {
     if (!m)
         return;
+    uint64_t ticks;
+    while (read(m->tfd, &ticks, sizeof ticks) > 0)
+        ; /* drained: it is armed again below */
     int64_t now = now_ns();
     for (int i = 0; i < METRICS_MAX_CONNS; i++) {
         struct conn *c = &m->conns[i];
@@ -323,21 +436,34 @@ void metrics_serve(struct metrics *m, const struct metrics_run *run) {
         if (c->st == C_WRITE)
             conn_write(c);
     }
-    for (int i = 0; i < METRICS_MAX_CONNS; i++) {
-        struct conn *c = &m->conns[i];
-        if (c->st != C_FREE)
-            continue;
+    for (;;) {
+        struct conn *c = NULL;
+        for (int i = 0; i < METRICS_MAX_CONNS && !c; i++)
+            if (m->conns[i].st == C_FREE)
+                c = &m->conns[i];
+        if (!c) {
+            /* Every slot taken: one that has had its 2 s gives way, but
+             * only to a connection that is there. */
+            struct conn *y = yielding(m, now);
+            struct pollfd lp = {m->lfd, POLLIN, 0};
+            if (!y || poll(&lp, 1, 0) != 1)
+                break;
+            conn_close(y);
+            c = y;
+        }
         int fd = accept4(m->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0)
             break; /* nothing waiting (or a transient error: the next wake tries again) */
         c->fd = fd;
         c->st = C_READ;
+        c->opened = now;
         c->deadline = now + CONN_TIMEOUT_NS;
         c->rlen = 0;
         conn_read(m, c, run); /* the request is often there already */
         if (c->st == C_WRITE)
             conn_write(c);
     }
+    arm_timer(m);
 }
 
 void metrics_close(struct metrics *m) {
@@ -349,6 +475,10 @@ void metrics_close(struct metrics *m) {
     }
     if (m->lfd >= 0)
         close(m->lfd);
+    if (m->tfd >= 0)
+        close(m->tfd);
+    for (int k = 0; k < 2; k++)
+        mbuf_free(&m->last[k].body);
     metrics_cache_free(&m->cache);
     free(m);
 }

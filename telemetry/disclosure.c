@@ -287,7 +287,7 @@ static void dimms(const char *root, json_t *sys) {
 
 static json_t *microcode(const char *root) {
     char path[PATH_MAX], line[512];
-    FILE *f = sysroot_path(path, sizeof path, root, "/proc/cpuinfo") ? fopen(path, "re") : NULL;
+    FILE *f = sysroot_path(path, sizeof path, root, "/proc/cpuinfo") ? fs_fopen(path) : NULL;
     json_t *v = json_null();
     while (f && fgets(line, sizeof line, f)) {
         char *c = strchr(line, ':');
@@ -428,7 +428,7 @@ static const char *hv_from_dmi(const char *root) {
 
 static int cpuinfo_has_flag(const char *root, const char *flag) {
     char path[PATH_MAX], line[8192];
-    FILE *f = sysroot_path(path, sizeof path, root, "/proc/cpuinfo") ? fopen(path, "re") : NULL;
+    FILE *f = sysroot_path(path, sizeof path, root, "/proc/cpuinfo") ? fs_fopen(path) : NULL;
     int has = 0;
     while (f && !has && fgets(line, sizeof line, f))
         if (!strncmp(line, "flags", 5)) {

@@ -298,7 +298,7 @@ static void cpu_info_read(const char *root, struct cpu_info *ci) {
     memset(ci, 0, sizeof *ci);
     ci->family = ci->model_no = ci->stepping = -1;
     ci->logical = ci->sockets = ci->cores = ci->clusters = -1;
-    FILE *f = sysroot_path(path, sizeof path, root, "/proc/cpuinfo") ? fopen(path, "re") : NULL;
+    FILE *f = sysroot_path(path, sizeof path, root, "/proc/cpuinfo") ? fs_fopen(path) : NULL;
     while (f && fgets(line, sizeof line, f)) {
         char *colon = strchr(line, ':');
         if (!colon)
@@ -392,9 +392,12 @@ static char *read_line(const char *root, const char *rel, char *buf, size_t size
 static long long size_bytes(const char *s) {
     char *end;
     long long v = strtoll(s, &end, 10);
-    if (end == s)
+    if (end == s || v < 0)
         return -1;
-    return *end == 'K' ? v << 10 : *end == 'M' ? v << 20 : *end == 'G' ? v << 30 : v;
+    /* A sysroot's file may say anything: a negative or huge size is none
+     * (shifting one would be undefined). */
+    int sh = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
+    return v > (LLONG_MAX >> sh) ? -1 : v << sh;
 }
 
 static void add_caches(const char *root, int cpu, json_t *sys) {
@@ -568,7 +571,7 @@ static void governor_warning(const char *root, json_t *warnings) {
 static void swap_warning(const char *root, json_t *warnings) {
     char path[PATH_MAX], line[1024], dev[512];
     unsigned long long kib = 0, used = 0;
-    FILE *f = sysroot_path(path, sizeof path, root, "/proc/swaps") ? fopen(path, "re") : NULL;
+    FILE *f = sysroot_path(path, sizeof path, root, "/proc/swaps") ? fs_fopen(path) : NULL;
     if (!f)
         return;
     /* First line is the header. */
@@ -612,17 +615,14 @@ json_t *inventory_json(const struct config *cfg, json_t *warnings) {
     json_object_set_new(sys, "cpu_types", arm_types_json(root, &ci));
 
     json_t *mem = json_null();
-    char path[PATH_MAX], line[256];
-    FILE *f = sysroot_path(path, sizeof path, root, "/proc/meminfo") ? fopen(path, "re") : NULL;
-    unsigned long long kib;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "MemTotal: %llu kB", &kib) == 1) {
-            mem = json_integer((json_int_t)(kib * 1024));
-            break;
-        }
-    if (f)
-        fclose(f);
+    char path[PATH_MAX], meminfo[8192];
+    int64_t mem_bytes;
+    if (sysroot_path(path, sizeof path, root, "/proc/meminfo") &&
+        fs_read_str(path, meminfo, sizeof meminfo) >= 0 &&
+        fs_meminfo_total(meminfo, &mem_bytes) == 0)
+        mem = json_integer((json_int_t)mem_bytes);
     json_object_set_new(sys, "memory_bytes", mem);
+    FILE *f;
 
     char *kernel = read_line(root, "/proc/sys/kernel/osrelease", buf, sizeof buf);
     struct utsname u;
@@ -631,9 +631,9 @@ json_t *inventory_json(const struct config *cfg, json_t *warnings) {
     json_object_set_new(sys, "kernel", str_or_null(kernel));
 
     json_t *os = json_null();
-    f = sysroot_path(path, sizeof path, root, "/etc/os-release") ? fopen(path, "re") : NULL;
+    f = sysroot_path(path, sizeof path, root, "/etc/os-release") ? fs_fopen(path) : NULL;
     if (!f && sysroot_path(path, sizeof path, root, "/usr/lib/os-release"))
-        f = fopen(path, "re");
+        f = fs_fopen(path);
     while (f && fgets(buf, sizeof buf, f))
         if (strncmp(buf, "PRETTY_NAME=", 12) == 0) {
             char *v = fs_trim(buf + 12);

@@ -530,7 +530,7 @@ int perfctr_cgroup_root(const char *sysroot, char *root, size_t rootlen, char *w
     int found = 0, enabled = 0, hier = -1;
     /* "perf_event <hierarchy> <cgroups> <enabled>"; hierarchy 0 means bound
      * to no v1 hierarchy, hence implicitly on every cgroup2 cgroup */
-    FILE *f = sysroot_path(p, sizeof p, sysroot, "/proc/cgroups") ? fopen(p, "re") : NULL;
+    FILE *f = sysroot_path(p, sizeof p, sysroot, "/proc/cgroups") ? fs_fopen(p) : NULL;
     while (f && fgets(line, sizeof line, f)) {
         char name[64];
         int h, n, en;
@@ -548,7 +548,7 @@ int perfctr_cgroup_root(const char *sysroot, char *root, size_t rootlen, char *w
         snprintf(why, whylen, "the kernel's perf_event cgroup controller is disabled");
         return -1;
     }
-    f = sysroot_path(p, sizeof p, sysroot, "/proc/self/mountinfo") ? fopen(p, "re") : NULL;
+    f = sysroot_path(p, sizeof p, sysroot, "/proc/self/mountinfo") ? fs_fopen(p) : NULL;
     if (!f) {
         snprintf(why, whylen, "%s: %s", p, strerror(errno));
         return -1;

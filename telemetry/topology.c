@@ -74,9 +74,12 @@ struct cpu_raw {
 static int64_t size_bytes(const char *s) {
     char *end;
     long long v = strtoll(s, &end, 10);
-    if (end == s)
+    if (end == s || v < 0)
         return -1;
-    return *end == 'K' ? v << 10 : *end == 'M' ? v << 20 : *end == 'G' ? v << 30 : v;
+    /* A sysroot's file may say anything: a negative or huge size is none
+     * (shifting one would be undefined). */
+    int sh = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
+    return v > (LLONG_MAX >> sh) ? -1 : v << sh;
 }
 
 static void read_cpu(const char *root, int cpu, struct cpu_raw *c) {
@@ -162,12 +165,8 @@ static void read_nodes(const char *root, struct topology *t) {
         cpuset_andnot(&nd->cpus, &off);
         nd->mem_bytes = -1;
         snprintf(rel, sizeof rel, "/sys/devices/system/node/node%d/meminfo", nd->id);
-        if (rd(root, rel, buf, sizeof buf)) {
-            char *m = strstr(buf, "MemTotal:");
-            unsigned long long kib;
-            if (m && sscanf(m, "MemTotal: %llu kB", &kib) == 1)
-                nd->mem_bytes = (int64_t)kib * 1024;
-        }
+        if (rd(root, rel, buf, sizeof buf) && fs_meminfo_total(buf, &nd->mem_bytes) != 0)
+            nd->mem_bytes = -1;
         nd->has_memory = have_has_mem ? cpuset_has(&has_mem, nd->id) : nd->mem_bytes > 0;
         if (nd->has_memory)
             cpuset_add(&t->mem_nodes, nd->id);
@@ -191,12 +190,9 @@ static void read_nodes(const char *root, struct topology *t) {
         t->nodes[0].mem_bytes = -1;
         t->nodes[0].ndist = 1;
         t->nodes[0].dist[0] = 10;
-        if (rd(root, "/proc/meminfo", buf, sizeof buf)) {
-            unsigned long long kib;
-            char *m = strstr(buf, "MemTotal:");
-            if (m && sscanf(m, "MemTotal: %llu kB", &kib) == 1)
-                t->nodes[0].mem_bytes = (int64_t)kib * 1024;
-        }
+        if (rd(root, "/proc/meminfo", buf, sizeof buf) &&
+            fs_meminfo_total(buf, &t->nodes[0].mem_bytes) != 0)
+            t->nodes[0].mem_bytes = -1;
         cpuset_add(&t->mem_nodes, 0);
     }
 }

@@ -172,26 +172,57 @@ static int fetch(const char *url, const char *bearer, long timeout_ms, char **te
     return ret;
 }
 
+/* Where the count is, v3 first (see minio_metrics.h). */
+static const struct {
+    const char *path, *total, *errors;
+    const char *labels[4];
+    int npairs, cached;
+} src[] = {
+    {"/minio/metrics/v3/api/requests",
+     "minio_api_requests_total",
+     "minio_api_requests_errors_total",
+     {"name", "GetObject", "type", "s3"},
+     2,
+     0},
+    {"/minio/v2/metrics/node",
+     "minio_s3_requests_total",
+     "minio_s3_requests_errors_total",
+     {"api", "getobject", NULL, NULL},
+     1,
+     1},
+};
+
+/* A sum of samples as a count: a whole number from 0 to 2^64 - 1 (a NaN,
+ * an infinity, a negative or a fraction is no count of requests, and
+ * converting one past that range is undefined). */
+static int as_count(double v, uint64_t *out) {
+    if (!(v >= 0 && v < 18446744073709551616.0) || v != (double)(uint64_t)v)
+        return -1;
+    *out = (uint64_t)v;
+    return 0;
+}
+
+int minio_counts_parse(const char *text, int v2, struct minio_gets *out, char *err, size_t errlen) {
+    int i = v2 ? 1 : 0;
+    double total = 0, errors = 0;
+    if (!prom_sum(text, src[i].total, src[i].labels, src[i].npairs, &total))
+        return 0;
+    prom_sum(text, src[i].errors, src[i].labels, src[i].npairs, &errors);
+    uint64_t t, e;
+    if (as_count(total, &t) != 0 || as_count(errors, &e) != 0 || e > t) {
+        snprintf(err, errlen, "MinIO's %s (%g) and %s (%g) are not a count of requests",
+                 src[i].total, total, src[i].errors, errors);
+        return -1;
+    }
+    out->requests = t;
+    out->errors = e;
+    out->cached = src[i].cached;
+    out->present = 1;
+    return 1;
+}
+
 int minio_get_count(const char *base, const char *bearer, long timeout_ms, struct minio_gets *out,
                     char *err, size_t errlen) {
-    static const struct {
-        const char *path, *total, *errors;
-        const char *labels[4];
-        int npairs, cached;
-    } src[] = {
-        {"/minio/metrics/v3/api/requests",
-         "minio_api_requests_total",
-         "minio_api_requests_errors_total",
-         {"name", "GetObject", "type", "s3"},
-         2,
-         0},
-        {"/minio/v2/metrics/node",
-         "minio_s3_requests_total",
-         "minio_s3_requests_errors_total",
-         {"api", "getobject", NULL, NULL},
-         1,
-         1},
-    };
     size_t bl = strlen(base);
     while (bl > 0 && base[bl - 1] == '/')
         bl--;
@@ -208,19 +239,14 @@ int minio_get_count(const char *base, const char *bearer, long timeout_ms, struc
         if (!answered)
             snprintf(out->url, sizeof out->url, "%s", url);
         answered = 1;
-        double total, errors;
-        int have = prom_sum(text, src[i].total, src[i].labels, src[i].npairs, &total);
-        if (have) {
-            prom_sum(text, src[i].errors, src[i].labels, src[i].npairs, &errors);
-            out->requests = (uint64_t)total;
-            out->errors = (uint64_t)errors;
-            out->cached = src[i].cached;
-            out->present = 1;
-            snprintf(out->url, sizeof out->url, "%s", url);
-        }
+        int have = minio_counts_parse(text, i == 1, out, err, errlen);
         free(text);
-        if (have)
+        if (have < 0)
+            return -1; /* fail closed: a count that is none checks nothing */
+        if (have) {
+            snprintf(out->url, sizeof out->url, "%s", url);
             return 0;
+        }
     }
     if (!answered) {
         snprintf(err, errlen, "MinIO at %.*s has neither %s nor %s (HTTP 404)", (int)bl, base,

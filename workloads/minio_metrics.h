@@ -34,6 +34,12 @@ struct minio_gets {
 int minio_get_count(const char *base, const char *bearer, long timeout_ms, struct minio_gets *out,
                     char *err, size_t errlen);
 
+/* The GetObject counts of one page's text, v3's (v2 0) or v2's, into out
+ * (requests, errors, cached, present): 1 when the counter is there, 0 when
+ * it is not, -1 with err when its value is no count (negative, fractional,
+ * NaN, past 2^64, or fewer requests than errors). */
+int minio_counts_parse(const char *text, int v2, struct minio_gets *out, char *err, size_t errlen);
+
 /* Sum the samples of metric (exact name) in Prometheus text whose labels
  * include every key/value pair of labels[0..2*npairs) ({"name", "GetObject",
  * "type", "s3"}). Returns 1 when the metric family appears (a TYPE line or

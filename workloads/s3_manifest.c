@@ -173,17 +173,11 @@ out:
     return rc;
 }
 
-int s3_manifest_load_worker(const struct config *cfg, unsigned dw, unsigned max, uint32_t *crc,
-                            struct s3_manifest_info *mi, char *err, size_t errlen) {
-    char *d = NULL;
-    size_t n = 0;
-    if (s3_manifest_get(cfg, 0, S3_MANIFEST_LINE, &d, &n, err, errlen) != 0)
-        return -1;
-    int bad = s3_manifest_parse_header(d, n, mi);
-    free(d);
+int s3_manifest_check_header(const struct config *cfg, unsigned dw, const char *d, size_t n,
+                             struct s3_manifest_info *mi, char *err, size_t errlen) {
     char opts[128], buf[1100];
     snprintf(opts, sizeof opts, "--profile %s", profile_name(cfg->profile));
-    if (bad) {
+    if (s3_manifest_parse_header(d, n, mi) != 0) {
         snprintf(err, errlen, "the objects manifest in bucket '%s' has no header line: run %s",
                  s3_opts(cfg)->bucket, config_prepare_hint(cfg, buf, sizeof buf, opts));
         return -1;
@@ -200,10 +194,11 @@ int s3_manifest_load_worker(const struct config *cfg, unsigned dw, unsigned max,
                  config_prepare_hint(cfg, buf, sizeof buf, opts));
         return -1;
     }
-    unsigned nops = mi->ops < max ? mi->ops : max;
-    uint64_t off = S3_MANIFEST_LINE * (1 + (uint64_t)dw * mi->ops);
-    if (s3_manifest_get(cfg, off, (uint64_t)nops * S3_MANIFEST_LINE, &d, &n, err, errlen) != 0)
-        return -1;
+    return 0;
+}
+
+int s3_manifest_check_section(const struct config *cfg, unsigned dw, unsigned nops, const char *d,
+                              size_t n, uint32_t *crc, char *err, size_t errlen) {
     int rc = n == (size_t)nops * S3_MANIFEST_LINE ? 0 : -1;
     for (unsigned op = 0; rc == 0 && op < nops; op++) {
         char key[S3_KEYLEN], want[S3_KEYLEN];
@@ -214,12 +209,33 @@ int s3_manifest_load_worker(const struct config *cfg, unsigned dw, unsigned max,
             strcmp(key, want) || size != s3_class_size(cfg->profile, s3_op_class(op)))
             rc = -1;
     }
-    free(d);
-    if (rc)
+    if (rc) {
+        char opts[128], buf[1100];
+        snprintf(opts, sizeof opts, "--profile %s", profile_name(cfg->profile));
         snprintf(err, errlen,
                  "the objects manifest in bucket '%s' does not list worker %u's objects as this "
                  "profile makes them: run %s",
                  s3_opts(cfg)->bucket, dw, config_prepare_hint(cfg, buf, sizeof buf, opts));
+    }
+    return rc;
+}
+
+int s3_manifest_load_worker(const struct config *cfg, unsigned dw, unsigned max, uint32_t *crc,
+                            struct s3_manifest_info *mi, char *err, size_t errlen) {
+    char *d = NULL;
+    size_t n = 0;
+    if (s3_manifest_get(cfg, 0, S3_MANIFEST_LINE, &d, &n, err, errlen) != 0)
+        return -1;
+    int bad = s3_manifest_check_header(cfg, dw, d, n, mi, err, errlen);
+    free(d);
+    if (bad)
+        return -1;
+    unsigned nops = mi->ops < max ? mi->ops : max;
+    uint64_t off = S3_MANIFEST_LINE * (1 + (uint64_t)dw * mi->ops);
+    if (s3_manifest_get(cfg, off, (uint64_t)nops * S3_MANIFEST_LINE, &d, &n, err, errlen) != 0)
+        return -1;
+    int rc = s3_manifest_check_section(cfg, dw, nops, d, n, crc, err, errlen);
+    free(d);
     return rc;
 }
 

@@ -145,6 +145,14 @@ int s3_manifest_get(const struct config *cfg, uint64_t off, uint64_t len, char *
  * with err. */
 int s3_manifest_load_worker(const struct config *cfg, unsigned dw, unsigned max, uint32_t *crc,
                             struct s3_manifest_info *mi, char *err, size_t errlen);
+/* Its two halves over bytes in hand (for the fuzz target too): the header
+ * line (d, n) checked against cfg and worker dw, into mi; then that
+ * worker's first nops lines (exactly nops x S3_MANIFEST_LINE bytes) into
+ * crc[0..nops). 0, or -1 with err. */
+int s3_manifest_check_header(const struct config *cfg, unsigned dw, const char *d, size_t n,
+                             struct s3_manifest_info *mi, char *err, size_t errlen);
+int s3_manifest_check_section(const struct config *cfg, unsigned dw, unsigned nops, const char *d,
+                              size_t n, uint32_t *crc, char *err, size_t errlen);
 /* provenance.data.objects_manifest: {url, sha256, worker0_sha256, ...}, or
  * NULL with err. */
 json_t *s3_manifest_provenance(const struct config *cfg, char *err, size_t errlen);

@@ -251,13 +251,25 @@ int search_expect_load(const struct config *cfg, const struct search_opts *o,
                  json_array_size(list), SEARCH_OPS);
     else {
         rc = 0;
-        for (unsigned i = 0; i < SEARCH_OPS; i++) {
+        for (unsigned i = 0; rc == 0 && i < SEARCH_OPS; i++) {
             json_t *row = json_array_get(list, i);
             x->lines[i] = x->files[i] = 0;
             for (int k = 0; k < 2; k++) {
                 json_t *c = json_object_get(row, tree_names[k]);
-                x->lines[i] += (uint64_t)json_integer_value(json_object_get(c, "lines"));
-                x->files[i] += (uint64_t)json_integer_value(json_object_get(c, "files"));
+                json_t *l = json_object_get(c, "lines"), *f = json_object_get(c, "files");
+                /* Fail closed: a count that is none (a string, -1) would
+                 * check the search against a number nobody counted. */
+                if ((l && (!json_is_integer(l) || json_integer_value(l) < 0)) ||
+                    (f && (!json_is_integer(f) || json_integer_value(f) < 0))) {
+                    snprintf(why, len,
+                             "the corpus manifest's expected counts for pattern %u (%s) are not "
+                             "counts: run ./harness corpus fetch --profile %s",
+                             i + 1, tree_names[k], profile_name(cfg->profile));
+                    rc = -1;
+                    break;
+                }
+                x->lines[i] += (uint64_t)json_integer_value(l);
+                x->files[i] += (uint64_t)json_integer_value(f);
             }
         }
     }

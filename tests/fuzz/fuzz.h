@@ -21,16 +21,35 @@
 /* The marker between the parts of a multi-file input: a line of its own. */
 #define FUZZ_SPLIT "\n--8<--\n"
 
-/* A directory of this process's own, made once (removed by the next
- * `make fuzz`: libFuzzer exits without running atexit handlers on a crash). */
+/* A directory of this process's own (removed by tests/fuzz/run once this
+ * PID is gone: libFuzzer exits without running atexit handlers on a crash).
+ * Made again when missing: a runner from before that rule removed every
+ * fuzzer's directory, live ones too, which made fuzz_write abort as if the
+ * parser had crashed. */
 static inline const char *fuzz_dir(void) {
     static char dir[64];
-    if (!dir[0]) {
+    if (!dir[0])
         snprintf(dir, sizeof dir, "/dev/shm/aops-fuzz-%d", (int)getpid());
-        if (mkdir(dir, 0700) != 0 && errno != EEXIST)
-            abort();
-    }
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+        abort();
     return dir;
+}
+
+/* fuzz_dir()/rel as a directory, with its parents (a target's sysroot or
+ * corpus tree), made again whenever it is missing. */
+static inline void fuzz_mkdirs(const char *rel) {
+    char p[256];
+    int n = snprintf(p, sizeof p, "%s/%s", fuzz_dir(), rel);
+    if (n < 0 || (size_t)n >= sizeof p)
+        abort();
+    for (char *s = p + strlen(fuzz_dir()) + 1; (s = strchr(s, '/')); s++) {
+        *s = 0;
+        if (mkdir(p, 0700) != 0 && errno != EEXIST)
+            abort();
+        *s = '/';
+    }
+    if (mkdir(p, 0700) != 0 && errno != EEXIST)
+        abort();
 }
 
 /* Write len bytes to fuzz_dir()/name (replacing what was there); its path. */
@@ -40,11 +59,19 @@ static inline const char *fuzz_write(const char *name, const void *data, size_t 
     char *p = path[next++ & 3];
     snprintf(p, sizeof path[0], "%s/%s", fuzz_dir(), name);
     int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    /* Someone removed the directory under a running fuzzer (an older
-     * tests/fuzz/run cleaned every aops-fuzz-*): make it again rather than
-     * report the parser for it. */
-    if (fd < 0 && errno == ENOENT && mkdir(fuzz_dir(), 0700) == 0)
+    /* Its directories removed under it (see fuzz_dir): made again. */
+    for (int tries = 0; fd < 0 && errno == ENOENT && tries < 100; tries++) {
+        char rel[128];
+        snprintf(rel, sizeof rel, "%s", name);
+        char *slash = strrchr(rel, '/');
+        if (slash) {
+            *slash = 0;
+            fuzz_mkdirs(rel);
+        } else {
+            fuzz_dir();
+        }
         fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    }
     if (fd < 0)
         abort();
     const char *c = data;

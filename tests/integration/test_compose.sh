@@ -85,7 +85,9 @@ done
 # service's name; its config is one promtool accepts.
 listen="$(python3 -c 'import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))["services"]["harness"]["environment"]["AOPS_METRICS_LISTEN"])' "$TMP/config.yml")"
 target="$(python3 -c 'import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))["scrape_configs"][0]["static_configs"][0]["targets"][0])' containers/prometheus/prometheus.yml)"
-check_eq "prometheus scrapes the harness at --metrics-listen's port ($listen)" "harness${listen}" "$target"
+check_eq "prometheus scrapes the harness at --metrics-listen's port ($listen)" "harness:${listen##*:}" "$target"
+# ... on every address of the container: ":PORT" would be its 127.0.0.1, out of Prometheus' reach.
+check_eq "the harness listens on the container's every address" "0.0.0.0" "${listen%:*}"
 if command -v promtool >/dev/null 2>&1; then
     check "promtool check config accepts containers/prometheus/prometheus.yml" promtool check config containers/prometheus/prometheus.yml
 else

@@ -2,7 +2,12 @@
  * and bucket counts worked out here, not by the exporter's code), the run id
  * taken from the run directory, and the HTTP side over real sockets on
  * loopback: content negotiation, 404/405/HEAD, a port in use and a malformed
- * address refused in one line. Prometheus itself and promtool check the
+ * address refused in one line. The limits: ":PORT" listening on 127.0.0.1
+ * as the kernel's /proc/net/tcp shows it, at most one render per 100 ms
+ * however many scrapes (the counter the endpoint exposes, against the
+ * test's own clock), the final figures never held back, and eight idle
+ * connections delaying a ninth by about 2 s, not 10, with the loop woken
+ * by the endpoint's own timer. Prometheus itself and promtool check the
  * format in tests/integration/test_metrics.sh. */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -11,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../../coordinator/cmdline.h"
@@ -299,9 +305,123 @@ static void test_http(void) {
     options_free(&cfg);
 }
 
+static int64_t mono_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Whether /proc/net/tcp lists a listening socket on port at the address
+ * (hex, as the kernel writes it: 0100007F is 127.0.0.1). */
+static int kernel_listens(int port, const char *hexaddr) {
+    FILE *f = fopen("/proc/net/tcp", "r");
+    char line[512], want[32];
+    int found = 0;
+    snprintf(want, sizeof want, "%s:%04X", hexaddr, port);
+    while (f && fgets(line, sizeof line, f)) {
+        char local[64], remote[64], st[8];
+        if (sscanf(line, "%*s %63s %63s %7s", local, remote, st) == 3 && !strcmp(st, "0A") &&
+            !strcmp(local, want))
+            found = 1;
+    }
+    if (f)
+        fclose(f);
+    return found;
+}
+
+static void test_limits(void) {
+    static struct config cfg;
+    char err[512];
+    char *argv[] = {"run", "--workloads", "sleep", "--containers", "1"};
+    CHECKF(options_load(&cfg, 5, argv, 1, err, sizeof err) == 0, "%s", err);
+    cfg.n = 1;
+    struct run_ctx r = {.cfg = &cfg};
+    CHECK(layout_build(&cfg, &r.lay, err, sizeof err) == 0);
+    r.shm = calloc(1, r.lay.slot_size);
+    struct worker_end we[1] = {{0}};
+    struct metrics_run run = {&r, we, 0, 0, 0, 0, -1, NULL};
+
+    /* ":PORT": this host only. */
+    int port = free_port();
+    snprintf(cfg.metrics_listen, sizeof cfg.metrics_listen, ":%d", port);
+    struct metrics *m = metrics_open(&cfg, err, sizeof err);
+    CHECKF(m != NULL, "%s", err);
+    if (!m)
+        return;
+    CHECK(kernel_listens(port, "0100007F"));
+    CHECK(!kernel_listens(port, "00000000"));
+
+    /* Scrapes one after another: renders at most one per 100 ms of the
+     * test's own clock (+1 for the first), whatever the scrapes' count. */
+    static char resp[1 << 16];
+    double first = -1, last = -1;
+    int scrapes = 0;
+    int64_t t0 = mono_ns();
+    while (scrapes < 40 || mono_ns() - t0 < 300000000LL) {
+        exchange(m, &run, port, "GET /metrics HTTP/1.1\r\n\r\n", resp, sizeof resp);
+        const char *body = strstr(resp, "\r\n\r\n");
+        double v = body ? value_of(body, "aops_metrics_renders_total{") : -1;
+        CHECK(v >= 1);
+        if (first < 0)
+            first = v;
+        last = v;
+        scrapes++;
+    }
+    double el_ms = (double)(mono_ns() - t0) / 1e6;
+    CHECKF(last - first + 1 <= el_ms / 100 + 1, "%.0f renders for %d scrapes in %.0f ms",
+           last - first + 1, scrapes, el_ms);
+    CHECK(last > first); /* and it does render again */
+
+    /* The verdict written: the next scrape shows it, at once. */
+    run.released = 1, run.t0 = mono_ns() - 1000000000LL, run.ended = 1;
+    exchange(m, &run, port, "GET /metrics HTTP/1.1\r\n\r\n", resp, sizeof resp);
+    run.verdict = 1;
+    exchange(m, &run, port, "GET /metrics HTTP/1.1\r\n\r\n", resp, sizeof resp);
+    CHECK(strstr(resp, "aops_run_valid{") != NULL);
+
+    /* Eight connections that send nothing take every slot; a ninth with a
+     * request is answered once the oldest has had its 2 s. The loop polls
+     * the endpoint's fds with no timeout of its own: its timer wakes it. */
+    int idle[METRICS_MAX_CONNS];
+    struct sockaddr_in a = {.sin_family = AF_INET,
+                            .sin_port = htons((uint16_t)port),
+                            .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    for (int i = 0; i < METRICS_MAX_CONNS; i++) {
+        idle[i] = socket(AF_INET, SOCK_STREAM, 0);
+        CHECK(connect(idle[i], (struct sockaddr *)&a, sizeof a) == 0);
+    }
+    metrics_serve(m, &run); /* all eight accepted */
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    CHECK(connect(fd, (struct sockaddr *)&a, sizeof a) == 0);
+    const char req[] = "GET /metrics HTTP/1.1\r\n\r\n";
+    CHECK(write(fd, req, sizeof req - 1) == (ssize_t)(sizeof req - 1));
+    t0 = mono_ns();
+    int answered = 0;
+    for (int wakes = 0; wakes < 10000 && !answered && mono_ns() - t0 < 12000000000LL; wakes++) {
+        struct pollfd p[1 + METRICS_MAX_FDS];
+        int n = metrics_pollfds(m, p, METRICS_MAX_FDS);
+        p[n] = (struct pollfd){fd, POLLIN, 0};
+        poll(p, (nfds_t)n + 1, 12000);
+        metrics_serve(m, &run);
+        char b[64];
+        answered =
+            (p[n].revents & POLLIN) && read(fd, b, sizeof b) > 0 && !strncmp(b, "HTTP/1.1 200", 12);
+    }
+    double waited = (double)(mono_ns() - t0) / 1e9;
+    CHECKF(answered && waited >= 1.5 && waited < 3.0, "answered %d after %.2f s", answered, waited);
+    close(fd);
+    for (int i = 0; i < METRICS_MAX_CONNS; i++)
+        close(idle[i]);
+
+    metrics_close(m);
+    free(r.shm);
+    options_free(&cfg);
+}
+
 int main(void) {
     test_exposition();
     test_run_id();
     test_http();
+    test_limits();
     return unit_done("metrics");
 }

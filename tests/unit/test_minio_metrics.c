@@ -176,6 +176,28 @@ static void test_fetch(void) {
     CHECK(g.requests == 0 && !g.present && strstr(g.url, V3P));
     stop(p);
 
+    /* A counter that is no count (found by tests/fuzz/fuzz_minio_metrics.c:
+     * NaN, a negative value or one past 2^64 was converted to uint64_t,
+     * which is undefined): refused in one line, never a figure. */
+    static const char *const hostile[] = {
+        "minio_api_requests_total{name=\"GetObject\",type=\"s3\"} NaN\n",
+        "minio_api_requests_total{name=\"GetObject\",type=\"s3\"} -1\n",
+        "minio_api_requests_total{name=\"GetObject\",type=\"s3\"} 1e30\n",
+        "minio_api_requests_total{name=\"GetObject\",type=\"s3\"} 2.5\n",
+        "minio_api_requests_total{name=\"GetObject\",type=\"s3\"} 3\n"
+        "minio_api_requests_errors_total{name=\"GetObject\",type=\"s3\"} 4\n",
+    };
+    for (size_t k = 0; k < sizeof hostile / sizeof hostile[0]; k++) {
+        struct route bad[] = {{V3P, 200, hostile[k]}, {V2P, 200, V2T}};
+        p = serve(bad, 2, &port);
+        snprintf(base, sizeof base, "http://127.0.0.1:%d", port);
+        err[0] = 0;
+        CHECKF(minio_get_count(base, NULL, 2000, &g, err, sizeof err) == -1, "%s: %llu", hostile[k],
+               (unsigned long long)g.requests);
+        CHECKF(strstr(err, "not a count") && !strchr(err, '\n'), "%s", err);
+        stop(p);
+    }
+
     /* no public metrics: 403, said how to fix */
     struct route denied[] = {{V3P, 403, "<Error>AccessDenied</Error>"},
                              {V2P, 403, "<Error>AccessDenied</Error>"}};
