@@ -21,6 +21,32 @@ cg_count() { # cgroups left by the last run, anywhere under the cgroup mounts
     find /sys/fs/cgroup -maxdepth 5 -type d -name "aops-$LASTPID-*" 2>/dev/null | wc -l
 }
 workers_left() { pgrep -f "$HARNESS .*--out $TMP" | wc -l; }
+# Timing is never luck here: a step that needs the run in some state waits
+# for that state, seen from outside (processes, cgroup files, /metrics), up
+# to a deadline a loaded machine does not reach, and fails saying which.
+wait_until() { # wait_until COMMAND...: 0 once it holds, 1 when it did not within 30 s
+    local end=$((SECONDS + 30))
+    until "$@"; do
+        [ $SECONDS -lt $end ] || return 1
+        sleep 0.05
+    done
+}
+free_port() { # the first port from $1 nothing listens on
+    local p=$1
+    while (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; do p=$((p + 1)); done
+    echo "$p"
+}
+ops_done() { # operations completed so far by the run serving /metrics on port $1
+    curl -s --max-time 2 "http://127.0.0.1:$1/metrics" | awk '/^aops_operations_total/ { s += $2 } END { print s + 0 }'
+}
+running_with_ops() { # pid workers port: the run is alive, has its workers, and has done an operation
+    kill -0 "$1" 2>/dev/null && [ "$(pgrep -c -P "$1")" -ge "$2" ] && [ "$(ops_done "$3")" -gt 0 ]
+}
+sig_pending() { # pid signo: the signal waits, blocked, in the process's shared pending set
+    local m
+    m=$(awk '/^ShdPnd:/ { print $2 }' "/proc/$1/status" 2>/dev/null)
+    [ -n "$m" ] && (((16#$m >> ($2 - 1)) & 1))
+}
 
 # A plain run: counts, AOPS arithmetic, containers, windows.
 h --containers 4 --cycles 2 --workloads sleep --out "$TMP/plain" --quiet
@@ -57,7 +83,8 @@ check_eq "no cgroup left after OOM" 0 "$(cg_count)"
 # The limits are in the kernel's files while the workers run (v1 or v2).
 AOPS_SLEEP_US=100000 "$HARNESS" --containers 2 --workloads sleep --memory-limit 300M --cpus-per-container 0.5 --out "$TMP/lim" --quiet >/dev/null 2>&1 &
 LASTPID=$!
-for i in $(seq 50); do [ "$(pgrep -c -P $LASTPID)" = 2 ] && break; sleep 0.1; done
+two_workers() { [ "$(pgrep -c -P $LASTPID)" = 2 ]; }
+wait_until two_workers || fail "limits: the test's own precondition: the run's 2 workers never seen within 30 s"
 mem=$(find /sys/fs/cgroup -maxdepth 5 -type d -name "aops-$LASTPID-1" | xargs -I{} sh -c 'cat {}/memory.limit_in_bytes {}/memory.max 2>/dev/null' | head -1)
 cpu=$(find /sys/fs/cgroup -maxdepth 5 -type d -name "aops-$LASTPID-1" | xargs -I{} sh -c 'cat {}/cpu.cfs_quota_us {}/cpu.max 2>/dev/null' | head -1)
 swap=$(find /sys/fs/cgroup -maxdepth 5 -type d -name "aops-$LASTPID-1" | xargs -I{} sh -c 'cat {}/memory.memsw.limit_in_bytes {}/memory.swap.max 2>/dev/null' | head -1)
@@ -99,10 +126,14 @@ check_eq "no worker left after a stall" 0 "$(workers_left)"
 
 # Ctrl-C and SIGTERM: 130, partial results, valid false, nothing left.
 for sig in INT TERM; do
-    AOPS_SLEEP_US=300000 "$HARNESS" --containers 3 --workloads sleep --out "$TMP/sig$sig" --quiet >/dev/null 2>&1 &
+    # /metrics says when an operation has been done: the partial figures below need one.
+    mport=$(free_port 9810)
+    AOPS_SLEEP_US=300000 "$HARNESS" --containers 3 --workloads sleep --metrics-listen "127.0.0.1:$mport" \
+        --metrics-linger 0 --out "$TMP/sig$sig" --quiet >/dev/null 2>"$TMP/sig$sig.err" &
     pid=$!
     LASTPID=$pid
-    sleep 1.5
+    wait_until running_with_ops $pid 3 "$mport" ||
+        fail "SIG$sig: the test's own precondition: within 30 s the run never had 3 workers and an operation done (workers $(pgrep -c -P $pid), ops $(ops_done "$mport"), $(head -1 "$TMP/sig$sig.err"))"
     check "SIG$sig: workers_left sees the running workers (so its 0 below means something)" test "$(workers_left)" -ge 3
     kill -$sig $pid
     wait $pid
@@ -127,22 +158,28 @@ if [ -d /sys/fs/cgroup/freezer ] && [ -d /sys/fs/cgroup/memory ] && mkdir -p "$F
     AOPS_SLEEP_US=300000 "$HARNESS" --containers 2 --workloads sleep --out "$TMP/sig2" --quiet >/dev/null 2>&1 &
     pid=$!
     LASTPID=$pid
-    for _ in $(seq 100); do
+    # Each signal is sent once the state it is meant to hit has been seen, never after a sleep.
+    w0_ready() {
         w0=$(find /sys/fs/cgroup/memory -maxdepth 6 -type d -name "aops-$pid-0" 2>/dev/null | head -1)
-        [ -n "$w0" ] && [ "$(pgrep -c -P $pid)" = 2 ] && break
-        sleep 0.05
-    done
+        [ -n "$w0" ] && [ "$(pgrep -c -P $pid)" = 2 ]
+    }
+    frozen() { [ "$(cat "$FZ/freezer.state" 2>/dev/null)" = FROZEN ]; }
+    # In the teardown: the result is written, the workers are reaped, and the
+    # coordinator is still there, held by the frozen task in worker 0's cgroup.
+    in_teardown() { [ -s "$TMP/sig2/result.json" ] && [ "$(pgrep -c -P $pid)" = 0 ] && [ -d "/proc/$pid" ] && [ -d "$w0" ]; }
+    term_seen() { sig_pending $pid 15 || ! [ -d "/proc/$pid" ]; }
+    wait_until w0_ready || fail "second stop signal: the test's own precondition: worker 0's memory cgroup and 2 workers never seen within 30 s"
     sleep 60 &
     hostage=$!
     echo $hostage >"$w0/cgroup.procs"
     echo $hostage >"$FZ/cgroup.procs"
     echo FROZEN >"$FZ/freezer.state"
-    sleep 0.5
+    wait_until frozen || fail "second stop signal: the test's own precondition: the hostage's freezer never reached FROZEN within 30 s"
     kill -INT $pid
-    for _ in $(seq 100); do [ -s "$TMP/sig2/result.json" ] && break; sleep 0.05; done
-    sleep 0.3
+    wait_until in_teardown || fail "second stop signal: the test's own precondition: the run never reached its held-open teardown (result written, workers gone) within 30 s"
     kill -TERM $pid # in the teardown, waiting for the frozen task to leave the cgroup
-    sleep 0.4
+    # Blocked while the teardown runs: it waits pending, where it can be seen, until the end.
+    wait_until term_seen || fail "second stop signal: SIGTERM neither pending nor fatal within 30 s"
     echo THAWED >"$FZ/freezer.state"
     wait $pid
     rc=$?

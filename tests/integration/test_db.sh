@@ -49,7 +49,7 @@ if [ -f "$J" ]; then
             "$(jq_ ".workloads.db.patterns.$p.rows" "$J")"
         total=$((total + ${want[$p]:-0}))
         check "patterns.$p.latency_ms.p99 > 0" \
-            jq -e ".workloads.db.patterns.$p.latency_ms.p99 > 0" "$J" >/dev/null
+            jq -e ".workloads.db.patterns.$p.latency_ms.p99 > 0" "$J"
     done
     check_eq "workloads.db.rows = mariadb client's" "$total" "$(jq_ .workloads.db.rows "$J")"
     check_eq "point rows = one per lookup" $((10 * N * C)) "$(jq_ .workloads.db.patterns.point.rows "$J")"
@@ -94,10 +94,27 @@ check "throwaway MariaDB restarts" start_server
 db="--db-host 127.0.0.1 --db-port $port"
 AOPS_CREDENTIALS=$D/creds MARIADB_PASSWORD=$pw "$HARNESS" prepare --containers 2 --profile tiny \
     --workloads db $db >/dev/null 2>&1
+# "Midway" is a state seen, not a time slept: the server is killed once both
+# workers hold a connection to it (its processlist) and queries have been
+# answered (the run's /metrics), waited for up to 30 s.
+mport=$port
+while (exec 3<>"/dev/tcp/127.0.0.1/$mport") 2>/dev/null; do mport=$((mport + 1)); done
 AOPS_CREDENTIALS=$D/creds MARIADB_PASSWORD=$pw timeout 60 "$HARNESS" --containers 2 --cycles 100000 \
-    --profile tiny --workloads db $db --op-timeout 2 --out "$TMP/killed" --quiet >"$TMP/killed.log" 2>&1 &
+    --profile tiny --workloads db $db --op-timeout 2 --metrics-listen "127.0.0.1:$mport" --metrics-linger 0 \
+    --out "$TMP/killed" --quiet >"$TMP/killed.log" 2>&1 &
 hp=$!
-sleep 2
+conns() {
+    mariadb --no-defaults --socket="$D/s.sock" -u "$(id -un)" -N -e \
+        "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE USER = 'harness'" 2>/dev/null
+}
+db_ops() {
+    curl -s --max-time 2 "http://127.0.0.1:$mport/metrics" |
+        awk '/^aops_operations_total\{.*workload="db"/ { s += $2 } END { print s + 0 }'
+}
+midway() { kill -0 $hp 2>/dev/null && [ "$(conns)" -ge 2 ] && [ "$(db_ops)" -gt 0 ]; }
+end=$((SECONDS + 30))
+until midway || [ $SECONDS -ge $end ]; do sleep 0.05; done
+midway || fail "killed server: the test's own precondition: within 30 s the run never had 2 connections and a query answered (connections $(conns), db ops $(db_ops); $(tail -1 "$TMP/killed.log"))"
 kill -KILL "$SERVER"
 t0=$SECONDS
 gone
@@ -107,7 +124,7 @@ check "run with a killed server ends within 20 s (took $((SECONDS - t0)) s)" tes
 check "run with a killed server exits non-zero (not timeout's 124)" test $rc -ne 0 -a $rc -ne 124
 K=$TMP/killed/result.json
 check_eq "killed server: valid=false" false "$(jq_ .valid "$K" 2>/dev/null)"
-check "killed server: db errors counted" jq -e '.workloads.db.errors > 0' "$K" >/dev/null
+check "killed server: db errors counted" jq -e '.workloads.db.errors > 0' "$K"
 check_contains "killed server: reason names the lost connection" "connection lost" \
     "$(jq -c .invalid_reasons "$K" 2>/dev/null)"
 finish

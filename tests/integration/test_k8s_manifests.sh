@@ -289,6 +289,7 @@ wrapper_facts() { # wrapper_facts SCRIPT-BODY: prints what is wrong with it
 # stand-in: "exit N" exits N; "sleep" waits for SIGTERM and exits 130 like the harness
 printf '%s\n' "$*" >args
 trap 'echo term >got-term; exit 130' TERM
+: >trapped
 case "$1" in exit) exit "$2" ;; sleep) sleep 30 & wait $! ;; esac
 SH
     chmod +x "$d/harness"
@@ -298,10 +299,16 @@ SH
         [ "$rc" -eq "$want" ] || echo "harness exit $n: pod would exit $rc, not $want"
         [ "$(cat "$d/args" 2>/dev/null)" = "exit $n" ] || echo "harness exit $n: the harness got '$(cat "$d/args" 2>/dev/null)', not its arguments"
     done
+    rm -f "$d/trapped" "$d/args" # the exit cases' leave them
     (cd "$d" && exec sh -c "$body" harness sleep) >/dev/null 2>&1 &
     pid=$!
-    for ((i = 0; i < 50; i++)); do [ -s "$d/args" ] && [ "$(cat "$d/args")" = sleep ] && break; sleep 0.1; done
-    sleep 0.2
+    # SIGTERM goes once the stand-in's trap is set (it says so in "trapped"), not after a
+    # sleep: sent before, it would kill the stand-in and look like a wrapper's fault.
+    for ((i = 0; i < 300; i++)); do
+        [ -e "$d/trapped" ] && [ "$(cat "$d/args" 2>/dev/null)" = sleep ] && break
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
     kill -TERM "$pid"; wait "$pid"; rc=$?
     [ -f "$d/got-term" ] || echo "SIGTERM to the pod's shell did not reach the harness"
     [ "$rc" -eq 130 ] || echo "after SIGTERM the pod exits $rc, not the harness's 130"

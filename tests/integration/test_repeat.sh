@@ -120,8 +120,12 @@ check "sweep report: spread columns" grep -q 'data-key="sweep.1.repeats.aops_cv"
 # ---- Ctrl-C in run 2 of 3: what was made is written, invalid, 130 ----
 AOPS_SLEEP_US=50000 "$HARNESS" --containers 1 --workloads sleep --repeat 3 --out "$TMP/int" --quiet >/dev/null 2>&1 &
 pid=$!
-for _ in $(seq 100); do [ -d "$TMP/int/runs/2" ] && break; sleep 0.05; done
-sleep 0.3
+# "In run 2" is seen, not slept for: its directory made (run 1 is over by
+# then) and its worker forked, waited for up to 30 s, else the test's own failure.
+in_run2() { [ -d "$TMP/int/runs/2" ] && [ "$(pgrep -c -P $pid)" -ge 1 ]; }
+end=$((SECONDS + 30))
+until in_run2 || [ $SECONDS -ge $end ]; do sleep 0.05; done
+in_run2 || fail "interrupted repeat: the test's own precondition: run 2 and its worker never seen within 30 s"
 kill -INT $pid
 wait $pid
 check_eq "interrupted repeat exits 130" 130 $?

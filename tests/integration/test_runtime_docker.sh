@@ -31,6 +31,21 @@ fi
 # ones of an earlier killed run may be there, and the first run removes them).
 docker ps -aq --no-trunc --filter label=aops.harness=1 | sort >"$TMP/before"
 ours() { docker ps -aq --no-trunc --filter label=aops.harness=1 | sort | comm -13 "$TMP/before" - | wc -l; }
+# A step that needs the run in some state waits for that state, seen from
+# outside (the engine's containers, the run's /metrics), up to 30 s, and says
+# which precondition never held; never a fixed sleep a loaded box outlasts.
+running() { [ "$(docker ps -q --filter "label=aops.run=$1@$(hostname)" | wc -l)" -ge "$2" ]; }
+ops_done() { # operations completed so far by the run serving /metrics on port $1
+    curl -s --max-time 2 "http://127.0.0.1:$1/metrics" | awk '/^aops_operations_total/ { s += $2 } END { print s + 0 }'
+}
+wait_for() { # wait_for DESCRIPTION COMMAND...: fails naming DESCRIPTION when it did not hold within 30 s
+    local what=$1 end=$((SECONDS + 30))
+    shift
+    until "$@"; do
+        [ $SECONDS -lt $end ] || { fail "the test's own precondition: $what, not seen within 30 s"; return 1; }
+        sleep 0.2
+    done
+}
 
 # A valid tiny run, every worker a container. Its corpus is in a directory
 # with ':' in its name (a bind mount has no separator to split it on); and
@@ -87,10 +102,7 @@ docker rm -f aops-test-minio >/dev/null 2>&1
 AOPS_SLEEP_US=200000 "$HARNESS" --runtime docker --containers 2 --workloads sleep --memory-limit 200M \
     --cpus-per-container 0.5 --out "$TMP/lim" --quiet >/dev/null 2>&1 &
 pid=$!
-for _ in $(seq 100); do
-    [ "$(docker ps -q --filter "label=aops.run=$pid@$(hostname)" | wc -l)" = 2 ] && break
-    sleep 0.2
-done
+wait_for "limits: the run's 2 containers running" running $pid 2
 id=$(docker ps -q --filter "label=aops.run=$pid@$(hostname)" | head -1)
 if [ -n "$id" ]; then
     check_eq "docker inspect: Memory = --memory-limit" $((200 * 1048576)) "$(docker inspect -f '{{.HostConfig.Memory}}' "$id")"
@@ -125,13 +137,14 @@ check "crash reported with its signal" jq -e '.containers[1].signal == "SIGSEGV"
 check_eq "no container left after a crash" 0 "$(ours)"
 
 # Ctrl-C: 130, what ran is kept, no container left.
-AOPS_SLEEP_US=300000 "$HARNESS" --runtime docker --containers 3 --workloads sleep --out "$TMP/int" --quiet >/dev/null 2>&1 &
+# The partial figures below need an operation done: /metrics says when.
+mport=19310
+while (exec 3<>"/dev/tcp/127.0.0.1/$mport") 2>/dev/null; do mport=$((mport + 1)); done
+AOPS_SLEEP_US=300000 "$HARNESS" --runtime docker --containers 3 --workloads sleep --metrics-listen "127.0.0.1:$mport" \
+    --metrics-linger 0 --out "$TMP/int" --quiet >/dev/null 2>&1 &
 pid=$!
-for _ in $(seq 100); do
-    [ "$(docker ps -q --filter "label=aops.run=$pid@$(hostname)" | wc -l)" = 3 ] && break
-    sleep 0.2
-done
-sleep 1.5
+int_ready() { running $pid 3 && [ "$(ops_done $mport)" -gt 0 ]; }
+wait_for "SIGINT: 3 containers running and an operation done" int_ready
 kill -INT $pid
 wait $pid
 check_eq "SIGINT exits 130" 130 "$?"
@@ -142,10 +155,7 @@ check "SIGINT: no run directory left in /dev/shm" bash -c "! ls -d /dev/shm/aops
 # A coordinator killed outright leaves its containers; the next run removes them.
 AOPS_SLEEP_US=500000 "$HARNESS" --runtime docker --containers 2 --workloads sleep --out "$TMP/dead" --quiet >/dev/null 2>&1 &
 pid=$!
-for _ in $(seq 100); do
-    [ "$(docker ps -q --filter "label=aops.run=$pid@$(hostname)" | wc -l)" = 2 ] && break
-    sleep 0.2
-done
+wait_for "SIGKILL: the run's 2 containers running" running $pid 2
 kill -9 $pid
 wait $pid 2>/dev/null
 dead_dirs=$(ls -d /dev/shm/aops-$pid-* 2>/dev/null)

@@ -114,11 +114,22 @@ if [ -x "$MINIO" ] && ! (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then
     check "private MinIO prepared" test $? -eq 0
     check_contains "fresh store: prepare uploads every object" \
         "1190 objects in bucket 'aops': 1190 uploaded ($TINY_SET bytes), 0 already there" "$out"
-    t0=$(date +%s)
+    # "In the middle" is a state seen, not a time slept: MinIO is killed once the
+    # run's /metrics counts GETs done (the "some GETs completed" below needs them),
+    # waited for up to 30 s.
+    mport=$((PORT + 2))
+    while (exec 3<>"/dev/tcp/127.0.0.1/$mport") 2>/dev/null; do mport=$((mport + 1)); done
+    s3_ops() {
+        curl -s --max-time 2 "http://127.0.0.1:$mport/metrics" |
+            awk '/^aops_operations_total\{.*workload="s3"/ { s += $2 } END { print s + 0 }'
+    }
     timeout 120 "$HARNESS" --containers 1 --profile tiny --workloads s3 --s3-endpoint "$ep" \
-        --cycles 200 --out "$TMP/k" >"$TMP/k.log" 2>&1 &
+        --cycles 200 --metrics-listen "127.0.0.1:$mport" --metrics-linger 0 --out "$TMP/k" >"$TMP/k.log" 2>&1 &
     hpid=$!
-    sleep 2
+    end=$((SECONDS + 30))
+    until [ "$(s3_ops)" -gt 0 ] || ! kill -0 $hpid 2>/dev/null || [ $SECONDS -ge $end ]; do sleep 0.05; done
+    [ "$(s3_ops)" -gt 0 ] || fail "killed MinIO: the test's own precondition: no GET done within 30 s of the start ($(tail -1 "$TMP/k.log"))"
+    t0=$(date +%s)
     kill -9 $mpid
     wait $mpid 2>/dev/null
     wait $hpid

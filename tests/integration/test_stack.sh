@@ -47,6 +47,18 @@ gone() { # gone PID: true once PID is no live process (absent or a zombie), wait
     return 1
 }
 
+# A refused up's servers are killed on the way out and their exit and cgroup
+# removal may trail it a little (more on a loaded box): wait for nothing to be
+# left, seen, up to 10 s, instead of sleeping a fixed time, then assert.
+settled() {
+    local i
+    for ((i = 0; i < 100; i++)); do
+        ! ps -eo args | grep -F "$AOPS_STACK_DIR" | grep -qv grep && [ -z "$(cg_left)" ] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
 for p in "$AOPS_MINIO_PORT" "$AOPS_MINIO_CONSOLE_PORT" "$AOPS_MARIADB_PORT"; do
     if (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
         echo "FAIL: test port $p is already in use; set TEST_MINIO_PORT/TEST_MARIADB_PORT" >&2; exit 1
@@ -220,7 +232,7 @@ out="$("$STACK" up 2>&1)"; rc=$?
 check "up with the MariaDB port taken fails" test "$rc" -ne 0
 check_contains "MariaDB port-in-use message names the port" "port $AOPS_MARIADB_PORT" "$out"
 check_contains "MariaDB port-in-use message says how to choose another" "AOPS_MARIADB_PORT=" "$out"
-sleep 0.5
+settled
 left="$(ps -eo pid,args | grep -F "$AOPS_STACK_DIR" | grep -v grep || true)"
 check_eq "a refused up stops the MinIO it had started" "" "$left"
 check_eq "a refused up removes the cgroup of the MinIO it had started" "" "$(cg_left)"
@@ -248,7 +260,7 @@ out="$(AOPS_STACK_TIMEOUT=0 "$STACK" up 2>&1)"; rc=$?
 check "up with a 0 s timeout fails" test "$rc" -ne 0
 check_contains "timeout message names a log file" ".log" "$out"
 check_eq "timeout message is one line" 1 "$(printf '%s\n' "$out" | wc -l)"
-sleep 0.5
+settled
 left="$(ps -eo pid,args | grep -F "$AOPS_STACK_DIR" | grep -v grep || true)"
 check_eq "nothing left running after a timeout" "" "$left"
 check_eq "no cgroup left after a timeout" "" "$(cg_left)"
