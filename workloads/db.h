@@ -54,8 +54,11 @@ static inline const struct db_opts *db_opts(const struct config *cfg) {
     return workload_opts_at(cfg, WL_SLOT_db);
 }
 
-/* --cache cold: restart the local stack's MariaDB (db_cold.c). */
-int db_cold_start(const struct config *cfg, char *note, size_t len);
+/* --cache cold: restart the local stack's MariaDB (db_cold.c). located is
+ * db's server_locate's answer: 0 with srv the local stack's MariaDB, or -1
+ * with srv->unavailable saying why (then nothing is restarted: 1). */
+int db_cold_start(const struct config *cfg, int located, const struct wl_server *srv, char *note,
+                  size_t len);
 extern const struct workload db_workload;
 
 /* The figure an operation reports (op_result.count[]). */
