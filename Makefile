@@ -234,7 +234,7 @@ test-arm64:
 test-corpus: harness
 	tests/run corpus
 
-unit: asan
+unit: harness asan
 	tests/run unit
 
 integration: harness asan

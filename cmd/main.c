@@ -52,6 +52,25 @@ static int baseline_cmd(int argc, char **argv) {
     return rc;
 }
 
+/* A workload's subcommand, handed every workload's defaults and option rows
+ * (struct wl_command_env), so that the workload need not call the registry
+ * that lists it. */
+static int wl_command_run(const struct wl_command *c, int argc, char **argv) {
+    char err[1024];
+    struct config *cfg = calloc(1, sizeof *cfg); /* large: keep it off the stack */
+    if (!cfg || workloads_config_init(cfg, err, sizeof err) != 0) {
+        fprintf(stderr, "harness %s: %s\n", c->name, cfg ? err : "out of memory");
+        free(cfg);
+        return 2;
+    }
+    struct opt_set sets[CONFIG_MAX_WL + 1];
+    struct wl_command_env env = {cfg, sets, workloads_option_sets(cfg, sets, CONFIG_MAX_WL + 1)};
+    int rc = c->main(&env, argc, argv);
+    workloads_config_free(cfg);
+    free(cfg);
+    return rc;
+}
+
 static const struct {
     const char *name;
     int (*main)(int argc, char **argv);
@@ -93,7 +112,7 @@ int main(int argc, char **argv) {
     for (int i = 0; workload_table[i]; i++)
         for (const struct wl_command *c = workload_table[i]->commands; c && c->name; c++) {
             if (!strcmp(cmd, c->name))
-                return c->main(argc - 1, argv + 1);
+                return wl_command_run(c, argc - 1, argv + 1);
             o += (size_t)snprintf(names + o, sizeof names - o, ", %s", c->name);
         }
     fprintf(stderr, "harness: unknown command '%s' (%s; see harness --help)\n", cmd, names);

@@ -86,25 +86,35 @@ def main():
                                     f"{dst_folder}/ in the order)")
 
     # The objects' symbols: who defines what, and who uses it.
-    objdir = os.path.join(root, "build", "rel")
-    defined, used = {}, {}
+    # One nm for all of them (-A names the object on each line), with the
+    # paths relative to root so that a line splits at its first ": ".
+    objs = {}  # "build/rel/<unit>.o" -> unit
     for f in files:
         if not f.endswith(".c"):
             continue
-        obj = os.path.join(objdir, unit_of(f) + ".o")
-        if not os.path.exists(obj):
+        obj = os.path.join("build", "rel", unit_of(f) + ".o")
+        full = os.path.join(root, obj)
+        if not os.path.exists(full):
             problems.append(f"not built: {obj} (make harness first; the symbols are read from it)")
+        elif os.path.getmtime(full) < os.path.getmtime(os.path.join(root, f)):
+            problems.append(f"stale: {obj} is older than {f} (make harness first)")
+        else:
+            objs[obj] = unit_of(f)
+    defined, used = {}, {}
+    out = subprocess.run(["nm", "-P", "-A"] + sorted(objs), cwd=root, capture_output=True,
+                         text=True) if objs else None
+    if out is not None and out.returncode != 0:
+        sys.exit("tests/layers.py: nm failed: " + out.stderr.strip()[:500])
+    for line in out.stdout.splitlines() if out is not None else []:
+        obj, _, rest = line.partition(": ")
+        parts = rest.split()
+        if obj not in objs or len(parts) < 2:
             continue
-        out = subprocess.run(["nm", "-P", obj], capture_output=True, text=True, check=True).stdout
-        for line in out.splitlines():
-            parts = line.split()
-            if len(parts) < 2:
-                continue
-            sym, kind = parts[0], parts[1]
-            if kind == "U":
-                used.setdefault(unit_of(f), set()).add(sym)
-            elif kind.isupper():
-                defined[sym] = unit_of(f)
+        sym, kind = parts[0], parts[1]
+        if kind == "U":
+            used.setdefault(objs[obj], set()).add(sym)
+        elif kind.isupper():
+            defined[sym] = objs[obj]
     for a, syms in used.items():
         for sym in sorted(syms):
             b = defined.get(sym)

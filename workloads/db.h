@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "../common/config.h"
+#include "workload.h"
 
 /* 2: rows made from (seed, table, id) alone, so any row can be made again
  * to check an answer; aops_answers. */
@@ -46,11 +47,18 @@ struct db_opts {
     int tls;
 };
 
-/* cfg's db settings. */
-const struct db_opts *db_opts(const struct config *cfg);
+/* cfg's db settings. Inline, by the workload's slot: db_util.c and
+ * db_schema.c, which db.c calls, reach them without calling back into db.c
+ * (for &db_workload) or registry.c. */
+static inline const struct db_opts *db_opts(const struct config *cfg) {
+    return workload_opts_at(cfg, WL_SLOT_db);
+}
 
-/* --cache cold: restart the local stack's MariaDB (db_cold.c). */
-int db_cold_start(const struct config *cfg, char *note, size_t len);
+/* --cache cold: restart the local stack's MariaDB (db_cold.c). located is
+ * db's server_locate's answer: 0 with srv the local stack's MariaDB, or -1
+ * with srv->unavailable saying why (then nothing is restarted: 1). */
+int db_cold_start(const struct config *cfg, int located, const struct wl_server *srv, char *note,
+                  size_t len);
 extern const struct workload db_workload;
 
 /* The figure an operation reports (op_result.count[]). */

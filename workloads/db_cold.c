@@ -2,7 +2,8 @@
  * its own buffer pool serves a "cold" run from memory unless it restarts.
  * The local stack's MariaDB (the one scripts/stack started, found as the
  * attribution finds it) is restarted with `scripts/stack restart mariadb`;
- * another server is left alone and the result says so. */
+ * another server is left alone and the result says so. db.c locates the
+ * server and hands it in: this file calls nothing of db.c's. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -17,10 +18,10 @@
 #include "stack_state.h"
 #include "workload.h"
 
-int db_cold_start(const struct config *cfg, char *note, size_t len) {
-    struct wl_server srv;
-    if (db_workload.server_locate(cfg, &srv) != 0) {
-        snprintf(note, len, "not the local stack's MariaDB (%s)", srv.unavailable);
+int db_cold_start(const struct config *cfg, int located, const struct wl_server *srv, char *note,
+                  size_t len) {
+    if (located != 0) {
+        snprintf(note, len, "not the local stack's MariaDB (%s)", srv->unavailable);
         return 1;
     }
     char sd[4200], script[4200], log[4400];

@@ -31,10 +31,6 @@ const int db_pattern_nparams[DB_NPATTERNS] = {1, 2, 1, 1, 1};
 const char *const db_pattern_names[DB_NPATTERNS] = {"point", "range", "aggregate", "ordered",
                                                     "distinct"};
 
-const struct db_opts *db_opts(const struct config *cfg) {
-    return workload_opts(cfg, &db_workload);
-}
-
 void db_sizes_for(enum profile p, struct db_sizes *s) {
     uint64_t div = profile_divisor(p);
     s->sessions = 2000000 / div;

@@ -1,24 +1,22 @@
 /* registry.c -- the table of workloads everything else walks, and the
  * per-run settings each of them brings.
  *
- * The three real workloads in the order a phased cycle runs them, then the
- * test-only ones the coordinator's own tests use. A new workload is its own
- * file plus one line here. */
+ * The table is WORKLOADS (workload.h), in that order: the three real
+ * workloads in the order a phased cycle runs them, then the test-only ones.
+ * A new workload is its own file plus its name in that list. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "workload.h"
 
-#define WORKLOADS(X) X(s3) X(db) X(search) X(sleep) X(memhog) X(tick)
-
 #define DECLARE(w) extern const struct workload w##_workload;
 WORKLOADS(DECLARE)
 #define ENTRY(w) &w##_workload,
 const struct workload *const workload_table[] = {WORKLOADS(ENTRY) NULL};
 
-_Static_assert(sizeof workload_table / sizeof workload_table[0] - 1 <= CONFIG_MAX_WL,
-               "more workloads than CONFIG_MAX_WL");
+_Static_assert(sizeof workload_table / sizeof workload_table[0] - 1 == WL_NSLOTS,
+               "one slot per entry of the table: the accessors index cfg->wl_opts by slot");
 
 const struct workload *workload_find(const char *name) {
     for (int i = 0; workload_table[i]; i++)

@@ -364,9 +364,16 @@ static json_t *s3_provenance(const struct config *cfg) {
                      man ? man : json_pack("{s:s}", "error", err), "verification", ver);
 }
 
+/* `harness objects-manifest`: s3_manifest.c's, which takes no options of a
+ * run. */
+static int objects_manifest_main(const struct wl_command_env *env, int argc, char **argv) {
+    (void)env;
+    return s3_manifest_main(argc, argv);
+}
+
 static const struct wl_command s3_commands[] = {
     {"objects-manifest", "objects-manifest [--profile P] [--seed S] [--worker W]",
-     s3_manifest_main},
+     objects_manifest_main},
     {NULL, NULL, NULL},
 };
 

@@ -20,10 +20,6 @@ static const unsigned class_count[S3_NCLASSES] = {500, 500, 190};
 const char *const s3_class_names[S3_NCLASSES] = {"1MiB", "10MiB", "50MiB"};
 _Static_assert(500 + 500 + 190 == S3_OPS, "the classes' counts make a cycle's GETs");
 
-const struct s3_opts *s3_opts(const struct config *cfg) {
-    return workload_opts(cfg, &s3_workload);
-}
-
 int s3_op_class(unsigned op) {
     int c = 0;
     while (c < S3_NCLASSES - 1 && op >= s3_class_first_op(c) + class_count[c])

@@ -135,10 +135,6 @@ static int search_run(void *st, unsigned cycle, unsigned op, struct op_result *r
     return 0;
 }
 
-const struct search_opts *search_opts(const struct config *cfg) {
-    return workload_opts(cfg, &search_workload);
-}
-
 unsigned search_threads(const struct config *cfg) {
     unsigned n = search_opts(cfg)->threads;
     return n ? n : search_default_threads(cfg->cpus_per_container);
@@ -241,29 +237,21 @@ static int corpus_usage(void) {
 }
 
 /* `harness corpus fetch`: this workload's options (and the run's profile
- * and seed), then corpus.c's fetch. */
-static int corpus_main(int argc, char **argv) {
+ * and seed), then corpus.c's fetch. The defaults and the option rows are the
+ * caller's (env), freed by it. */
+static int corpus_main(const struct wl_command_env *env, int argc, char **argv) {
     char err[1024];
     if (argc < 2 || strcmp(argv[1], "fetch"))
         return corpus_usage();
-    struct config *cfg = calloc(1, sizeof *cfg); /* large: keep it off the stack */
-    if (!cfg || workloads_config_init(cfg, err, sizeof err) != 0) {
-        fprintf(stderr, "harness corpus: %s\n", cfg ? err : "out of memory");
-        free(cfg);
-        return 2;
-    }
+    struct config *cfg = env->cfg;
     /* The same option rows as a run, limited to those that matter here. */
     static const char *const only[] = {"profile", "seed", "dir", "corpus", NULL};
-    struct opt_set sets[CONFIG_MAX_WL + 1];
-    size_t nsets = workloads_option_sets(cfg, sets, CONFIG_MAX_WL + 1);
-    int k = opt_parse(sets, nsets, argc, argv, 2, only, err, sizeof err);
+    int k = opt_parse(env->sets, env->nsets, argc, argv, 2, only, err, sizeof err);
     if (k < 0 || k < argc) {
         if (k < 0)
             fprintf(stderr, "harness corpus: %s\n", err);
         else
             fprintf(stderr, "harness corpus: unexpected argument '%s'\n", argv[k]);
-        workloads_config_free(cfg);
-        free(cfg);
         return corpus_usage();
     }
     /* The counts of trees that a fetch leaves as they were are kept. */
@@ -279,14 +267,18 @@ static int corpus_main(int argc, char **argv) {
         rc = 1;
     json_decref(before);
     json_decref(full);
-    workloads_config_free(cfg);
-    free(cfg);
     return rc;
+}
+
+/* `harness search`: search_cli.c's, which takes no options of a run. */
+static int search_main(const struct wl_command_env *env, int argc, char **argv) {
+    (void)env;
+    return search_cli_main(argc, argv);
 }
 
 static const struct wl_command search_commands[] = {
     {"corpus", "corpus fetch [--profile P] [--dir corpus/data] [--seed S]", corpus_main},
-    {"search", "search [--count|--files-with-matches] PATTERN PATH...", search_cli_main},
+    {"search", "search [--count|--files-with-matches] PATTERN PATH...", search_main},
     {NULL, NULL, NULL},
 };
 

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "../common/config.h"
+#include "workload.h"
 
 /* The search workload's settings (its option rows in search.c fill them). */
 struct search_opts {
@@ -19,7 +20,11 @@ struct search_opts {
  * min(the CPUs it may use, 12) (search_par.h). */
 unsigned search_threads(const struct config *cfg);
 
-const struct search_opts *search_opts(const struct config *cfg);
+/* cfg's search settings. Inline, by the workload's slot: search.c reaches
+ * them without calling registry.c, which refers to search_workload. */
+static inline const struct search_opts *search_opts(const struct config *cfg) {
+    return workload_opts_at(cfg, WL_SLOT_search);
+}
 extern const struct workload search_workload;
 
 /* The figures an operation reports (op_result.count[]). */

@@ -1,5 +1,5 @@
 /* tick.c -- a test-only workload that proves the workload interface: this
- * file and one line in registry.c are all it took to add it, and its
+ * file and its name in WORKLOADS (workload.h) are all it took to add it, and its
  * figures reach result.json, the summary, the report, CSV and compare
  * through its descriptor alone.
  *
@@ -18,11 +18,9 @@ struct tick_opts {
     unsigned us;
 };
 
-extern const struct workload tick_workload;
-
 static void *tick_open(const struct config *cfg, unsigned worker, char *err, size_t len) {
     (void)worker;
-    const struct tick_opts *o = workload_opts(cfg, &tick_workload);
+    const struct tick_opts *o = workload_opts_at(cfg, WL_SLOT_tick);
     unsigned *us = malloc(sizeof *us);
     if (!us)
         snprintf(err, len, "out of memory");

@@ -5,7 +5,8 @@
  * results, summary, report, CSV and compare walk the table of them
  * (registry.c) without knowing any workload by name. A descriptor carries
  *   - its options: rows pointing into its own settings struct (opts_size
- *     bytes, allocated per run, found with workload_opts());
+ *     bytes, allocated per run, found with workload_opts() or, in the
+ *     workload's own files, its inline accessor);
  *   - what a cycle holds (ops_per_cycle) and whether it is a test workload;
  *   - the figures it adds to its results: counters summed over operations
  *     (s3's bytes, search's matched lines) and extra histograms (s3's time
@@ -80,11 +81,23 @@ struct wl_server_count {
     int compare; /* 1: must reach the operations the workers completed */
 };
 
+/* What the caller (cmd/main.c) hands a workload's subcommand: every
+ * workload's default settings and their option rows, as a run has them, so
+ * that a command taking the run's options (`harness corpus fetch --profile
+ * P`) never calls the registry that lists its own workload (a circle). The
+ * caller frees them after main() returns. */
+struct wl_command_env {
+    struct config *cfg;         /* workloads_config_init's defaults */
+    const struct opt_set *sets; /* workloads_option_sets(cfg) */
+    size_t nsets;
+};
+
 /* A subcommand a workload brings (`harness corpus fetch`). */
 struct wl_command {
-    const char *name;                   /* argv[1] */
-    const char *usage;                  /* one line, after "harness " */
-    int (*main)(int argc, char **argv); /* argv[0] is the command name */
+    const char *name;  /* argv[1] */
+    const char *usage; /* one line, after "harness " */
+    /* argv[0] is the command name. */
+    int (*main)(const struct wl_command_env *env, int argc, char **argv);
 };
 
 /* A place for files at URLs "<scheme>://<bucket>/<key>", offered by a
@@ -262,7 +275,27 @@ struct workload {
     int (*clock_offset)(const struct config *cfg, struct wl_clock *out, char *err, size_t errlen);
 };
 
-/* The table, in the order of a phased cycle, NULL-terminated. */
+/* The workloads of the table, in the order of a phased cycle: the three real
+ * ones, then the test-only ones the coordinator's own tests use. A new
+ * workload is its own file plus its name here; registry.c builds the table
+ * from this list, so a workload's slot (WL_SLOT_db) is its index in the table
+ * and in cfg->wl_opts by construction. */
+#define WORKLOADS(X) X(s3) X(db) X(search) X(sleep) X(memhog) X(tick)
+
+#define WL_SLOT_ENUM(w) WL_SLOT_##w,
+enum wl_slot { WORKLOADS(WL_SLOT_ENUM) WL_NSLOTS };
+#undef WL_SLOT_ENUM
+_Static_assert(WL_NSLOTS <= CONFIG_MAX_WL, "more workloads than CONFIG_MAX_WL");
+
+/* A workload's settings struct in cfg by its slot: what each workload's own
+ * accessor (db_opts(), s3_opts(), ...) returns. Inline, so that a workload's
+ * files reach their settings without calling into registry.c, which refers to
+ * every descriptor (a call back would close a circle registry -> db -> registry). */
+static inline const void *workload_opts_at(const struct config *cfg, enum wl_slot slot) {
+    return cfg->wl_opts[slot];
+}
+
+/* The table, in the order of WORKLOADS, NULL-terminated. */
 extern const struct workload *const workload_table[];
 const struct workload *workload_find(const char *name);
 int workload_index(const struct workload *w); /* -1 when not in the table */

@@ -36,6 +36,13 @@ int main(void) {
     CHECK(cfg.memory_limit == 4ULL << 30 && cfg.stall_timeout == 30 && cfg.op_timeout == 120);
     CHECK(!strcmp(s3_opts(&cfg)->bucket, "aops") && !strcmp(s3_opts(&cfg)->region, "us-east-1"));
     CHECK(strstr(search_opts(&cfg)->patterns_file, "/corpus/patterns") != NULL);
+    /* Each workload's inline accessor (by its slot in WORKLOADS) finds the
+     * same settings as the registry does by the workload's name. */
+    CHECK(s3_opts(&cfg) && (const void *)s3_opts(&cfg) == workload_opts(&cfg, workload_find("s3")));
+    CHECK(db_opts(&cfg) && (const void *)db_opts(&cfg) == workload_opts(&cfg, workload_find("db")));
+    CHECK(search_opts(&cfg) &&
+          (const void *)search_opts(&cfg) == workload_opts(&cfg, workload_find("search")));
+    CHECK(workload_opts_at(&cfg, WL_SLOT_tick) == workload_opts(&cfg, workload_find("tick")));
     /* No --workloads: every real workload, no test one. */
     unsigned real = 0;
     for (int i = 0; workload_table[i]; i++)
