@@ -29,14 +29,27 @@
 #include "../common/json.h"
 #include "../common/reportable.h"
 #include "../common/safepath.h"
+#include "../common/upgrade.h"
 #include "check.h"
 
 #define REL_REPEAT 1e-8 /* AOPS printed to 10 digits in each run and in the spread */
 #define MAX_RUNS 10000  /* repeats.runs[] entries read: more is not a repeat this harness made */
 
-/* RUN_DIR/name as JSON through safepath (a FIFO or a symlink out is refused). */
+/* RUN_DIR/name as JSON through safepath (a FIFO or a symlink out is
+ * refused), read in today's shape (common/upgrade.c; a newer build's result
+ * is refused). The upgrade leaves a result already in today's shape as it
+ * was, so its integrity digest is the one of the file as written; a result
+ * old enough to need reshaping predates integrity (its absence is a
+ * finding). */
 static json_t *load(const char *dir, const char *name, char *err, size_t len) {
-    return safepath_load_json(dir, name, NULL, err, len);
+    json_t *r = safepath_load_json(dir, name, NULL, err, len);
+    char why[256];
+    if (r && result_upgrade(r, why, sizeof why) < 0) {
+        snprintf(err, len, "%s/%s: %s", dir, name, why);
+        json_decref(r);
+        return NULL;
+    }
+    return r;
 }
 
 /* integrity: the canonical digest, and every file it lists, as they are now.

@@ -79,6 +79,7 @@ static const struct {
     {"prepare", prepare_main},
     {"report", report_main},
     {"compare", compare_main},
+    {"upgrade", upgrade_main}, /* report/: a result in the current shape */
     {"merge", merge_main},
     {"rerun", rerun_cmd},
     {"check", check_main},   /* check/: recompute a result from its log */
@@ -107,7 +108,8 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(cmd, commands[i].name))
             return commands[i].main(argc - 1, argv + 1);
-    char names[512] = "run, prepare, report, compare, merge, rerun, check, verify, baseline, plan";
+    char names[512] =
+        "run, prepare, report, compare, upgrade, merge, rerun, check, verify, baseline, plan";
     size_t o = strlen(names);
     for (int i = 0; workload_table[i]; i++)
         for (const struct wl_command *c = workload_table[i]->commands; c && c->name; c++) {

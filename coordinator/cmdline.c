@@ -19,6 +19,7 @@ void options_usage(FILE *f) {
         "       harness prepare --containers N [options]\n"
         "       harness report RUN_DIR [-o FILE.html]\n"
         "       harness compare RUN_DIR_A RUN_DIR_B [...]\n"
+        "       harness upgrade RESULT.json|RUN_DIR   an older result in the current shape\n"
         "       harness merge (RUN_DIR|%s://BUCKET/PREFIX/)... [--out DIR] [--sign KEY.pem]\n"
         "       harness check RUN_DIR                 recompute a result from its operation log\n"
         "       harness verify RUN_DIR --key PUB.pem  check a signed result is unchanged\n"

@@ -19,7 +19,7 @@
 #include "hist.h"
 #include "run.h"
 
-#define RESULT_SCHEMA_VERSION 1
+#include "../common/upgrade.h" /* RESULT_SCHEMA_VERSION */
 
 struct worker_end {
     int pid; /* forked workers; -1 in a container */

@@ -13,5 +13,6 @@
 
 int report_main(int argc, char **argv);  /* report.c: ./harness report */
 int compare_main(int argc, char **argv); /* compare.c: ./harness compare */
+int upgrade_main(int argc, char **argv); /* upgrade_cmd.c: ./harness upgrade */
 
 #endif

@@ -11,6 +11,7 @@
 #include "report_html.h"
 
 #include "../common/safepath.h"
+#include "../common/upgrade.h"
 #include "../workloads/workload.h"
 
 #include <errno.h>
@@ -115,24 +116,6 @@ const char *workload_title(const char *key) {
     return w && w->title ? w->title : key;
 }
 
-/* A result of an older build has telemetry.power as one object, the
- * package's, or null: read it as the list of sources it is now. */
-static void upgrade_power(json_t *r) {
-    json_t *t = json_object_get(r, "telemetry"), *pw = json_object_get(t, "power");
-    if (!json_is_object(t) || json_is_array(pw))
-        return;
-    json_t *e = json_is_object(pw) ? json_deep_copy(pw) : json_object();
-    json_object_set_new(e, "scope", json_string("package"));
-    if (!json_is_object(pw)) {
-        json_object_set_new(e, "source", json_null());
-        json_object_set_new(e, "mean_w", json_null());
-        json_object_set_new(e, "peak_w", json_null());
-        json_object_set(e, "reason", json_object_get(t, "power_unavailable_reason"));
-    }
-    json_object_set_new(e, "series", json_string("power_w"));
-    json_object_set_new(t, "power", json_pack("[o]", e));
-}
-
 /* result.json's checks and upgrades, r taken (NULL: err already said why). */
 static json_t *as_result(json_t *r, const char *path, char *err, size_t errlen) {
     if (r && (!json_is_object(r) || !json_is_object(json_object_get(r, "totals")))) {
@@ -140,8 +123,14 @@ static json_t *as_result(json_t *r, const char *path, char *err, size_t errlen) 
         json_decref(r);
         return NULL;
     }
-    if (r)
-        upgrade_power(r);
+    /* An older version read in today's shape (common/upgrade.c), a newer one
+     * refused: nothing below reads an old shape. */
+    char why[256];
+    if (r && result_upgrade(r, why, sizeof why) < 0) {
+        snprintf(err, errlen, "%s: %s", path, why);
+        json_decref(r);
+        return NULL;
+    }
     return r;
 }
 

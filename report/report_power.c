@@ -38,8 +38,6 @@ static void card(struct sbuf *b, const json_t *r, const char *scope, const char 
     }
     snprintf(k, sizeof k, "telemetry.power.%d.reason", i);
     const char *why = i >= 0 ? jstr(r, k) : NULL;
-    if (!why && !strcmp(scope, "package"))
-        why = jstr(r, "telemetry.power_unavailable_reason");
     sb_printf(b, "<span id=\"%s\">unavailable</span></div><div class=\"note\">", id);
     sb_esc(b, why ? why : "no power source of this scope");
     sb_puts(b, "</div></div>\n");

@@ -1,0 +1,29 @@
+/* upgrade.h -- reading a result.json of any version this build knows in the
+ * shape it writes now.
+ *
+ * Every reader of result.json (report, compare, merge, check) calls
+ * result_upgrade() right after loading, so that an older shape is handled in
+ * one place and nowhere else: no reader carries its own special case. What
+ * changed between versions is CHANGELOG.md's; this is its code. It lives in
+ * common/, the bottom layer, so that coordinator/ (merge), report/ and
+ * check/ can all use it. */
+#ifndef AOPS_UPGRADE_H
+#define AOPS_UPGRADE_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+/* The version of result.json's shape this build writes (CHANGELOG.md). */
+#define RESULT_SCHEMA_VERSION 2
+
+/* Reads root, a loaded result.json, into the current shape in place.
+ * Returns the schema_version the file was written as (1 ..
+ * RESULT_SCHEMA_VERSION); schema_version itself is left as written, so a
+ * reader still knows which build's result it holds. A result already in the
+ * current shape is left exactly as it was (its integrity digest holds).
+ * -1 with one line in err when root is no object, has no integer
+ * schema_version, or one this build does not know (a newer build's: no
+ * guessing at a shape it has not seen). */
+int result_upgrade(json_t *root, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,126 @@
+/* test_upgrade.c -- common/upgrade: result_upgrade() against results written
+ * here by hand in each version's shape (CHANGELOG.md is the reference):
+ * a schema 1 power object {source, mean_w, peak_w} becomes the one package
+ * entry of an array, a schema 1 null becomes that entry unmeasured with the
+ * old power_unavailable_reason, a late schema 1 array and a schema 2 result
+ * are left exactly as they were (their integrity digests hold), and what is
+ * not a version this build reads (none, not an integer, 0, a newer build's)
+ * is refused with one line. */
+#include <string.h>
+
+#include "../../common/json.h"
+#include "../../common/upgrade.h"
+#include "unit.h"
+
+static json_t *parse(const char *text) {
+    json_error_t je;
+    json_t *r = json_loads(text, 0, &je);
+    CHECKF(r != NULL, "%s", je.text);
+    return r;
+}
+
+/* schema 1's object: the package's entry, measured, its series power_w. */
+static void v1_object(void) {
+    json_t *r = parse("{\"schema_version\":1,\"totals\":{\"aops_per_watt\":3.5},\"telemetry\":{"
+                      "\"power\":{\"source\":\"rapl\",\"mean_w\":65.4,\"peak_w\":88.1},"
+                      "\"power_unavailable_reason\":null}}");
+    char err[256] = "";
+    CHECK(result_upgrade(r, err, sizeof err) == 1);
+    json_t *pw = jget(r, "telemetry.power");
+    CHECK(json_is_array(pw) && json_array_size(pw) == 1);
+    CHECK(jstr(r, "telemetry.power.0.source") &&
+          !strcmp(jstr(r, "telemetry.power.0.source"), "rapl"));
+    CHECK(jnum(r, "telemetry.power.0.mean_w") == 65.4);
+    CHECK(jnum(r, "telemetry.power.0.peak_w") == 88.1);
+    CHECK(jstr(r, "telemetry.power.scope=package.series") &&
+          !strcmp(jstr(r, "telemetry.power.scope=package.series"), "power_w"));
+    CHECK(json_is_true(jget(r, "telemetry.power.0.used_for_per_watt")));
+    CHECK(json_is_null(jget(r, "telemetry.power.0.reason")));
+    /* what readers look up now: the package's mean by its scope */
+    CHECK(jnum(r, "telemetry.power.scope=package.mean_w") == 65.4);
+    /* the version the file was written as is kept */
+    CHECK(jnum(r, "schema_version") == 1);
+    json_decref(r);
+}
+
+/* schema 1's null: the package's entry, unmeasured, with the old reason. */
+static void v1_null(void) {
+    json_t *r = parse("{\"schema_version\":1,\"telemetry\":{\"power\":null,"
+                      "\"power_unavailable_reason\":\"powercap RAPL: absent\"}}");
+    char err[256] = "";
+    CHECK(result_upgrade(r, err, sizeof err) == 1);
+    CHECK(json_array_size(jget(r, "telemetry.power")) == 1);
+    CHECK(json_is_null(jget(r, "telemetry.power.0.source")));
+    CHECK(json_is_null(jget(r, "telemetry.power.0.mean_w")));
+    CHECK(json_is_null(jget(r, "telemetry.power.0.peak_w")));
+    CHECK(jstr(r, "telemetry.power.0.scope") &&
+          !strcmp(jstr(r, "telemetry.power.0.scope"), "package"));
+    CHECK(jstr(r, "telemetry.power.0.reason") &&
+          !strcmp(jstr(r, "telemetry.power.0.reason"), "powercap RAPL: absent"));
+    CHECK(json_is_false(jget(r, "telemetry.power.0.used_for_per_watt")));
+    /* no power key at all (a schema 1 result of a build before telemetry.power) */
+    json_t *s =
+        parse("{\"schema_version\":1,\"telemetry\":{\"power_unavailable_reason\":\"no RAPL\"}}");
+    CHECK(result_upgrade(s, err, sizeof err) == 1);
+    CHECK(jstr(s, "telemetry.power.0.reason") &&
+          !strcmp(jstr(s, "telemetry.power.0.reason"), "no RAPL"));
+    json_decref(s);
+    json_decref(r);
+}
+
+/* Already the current shape: not one byte changes. */
+static void unchanged(void) {
+    const char *texts[] = {
+        "{\"schema_version\":1,\"telemetry\":{\"power\":[{\"source\":null,\"scope\":\"package\","
+        "\"mean_w\":null,\"peak_w\":null,\"reason\":\"x\"}]}}",
+        "{\"schema_version\":2,\"telemetry\":{\"power\":[{\"source\":\"rapl\",\"scope\":"
+        "\"package\","
+        "\"mean_w\":1,\"peak_w\":2,\"reason\":null},{\"source\":\"redfish\",\"scope\":\"platform\","
+        "\"mean_w\":3,\"peak_w\":4,\"reason\":null}]}}",
+        "{\"schema_version\":2,\"totals\":{}}",
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        json_t *r = parse(texts[i]), *orig = json_deep_copy(r);
+        char err[256] = "";
+        CHECK(result_upgrade(r, err, sizeof err) == (int)jnum(orig, "schema_version"));
+        CHECKF(json_equal(r, orig), "text %zu changed", i);
+        json_decref(r);
+        json_decref(orig);
+    }
+}
+
+/* Not a version this build reads: refused, one line, the result untouched. */
+static void refused(void) {
+    const struct {
+        const char *text, *says;
+    } cases[] = {
+        {"{\"schema_version\":3,\"telemetry\":{\"power\":{\"mean_w\":1}}}", "newer build"},
+        {"{\"schema_version\":0}", "schema_version 0"},
+        {"{\"schema_version\":-5}", "schema_version -5"},
+        {"{\"schema_version\":\"2\"}", "no integer schema_version"},
+        {"{\"schema_version\":1.0}", "no integer schema_version"},
+        {"{\"totals\":{}}", "no integer schema_version"},
+        {"[1,2]", "not a JSON object"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        json_t *r = parse(cases[i].text), *orig = json_deep_copy(r);
+        char err[256] = "";
+        CHECKF(result_upgrade(r, err, sizeof err) == -1, "case %zu accepted", i);
+        CHECKF(strstr(err, cases[i].says) != NULL, "case %zu says %s", i, err);
+        CHECK(err[0] && !strchr(err, '\n'));
+        CHECK(json_equal(r, orig));
+        json_decref(r);
+        json_decref(orig);
+    }
+    char err[8] = "";
+    CHECK(result_upgrade(NULL, err, sizeof err) == -1); /* a short err buffer stays bounded */
+    CHECK(strlen(err) < sizeof err);
+}
+
+int main(void) {
+    v1_object();
+    v1_null();
+    unchanged();
+    refused();
+    return unit_done("test_upgrade");
+}
