@@ -29,7 +29,8 @@ done
 
 if [ $cold = 1 ]; then
     # The libraries and servers that the demo installs; the base tools stay.
-    mapfile -t purge < <(sed -n '/^DEMO_PACKAGES=(/,/^)/p' "$ROOT/scripts/setup" | sed 's/#.*//' |
+    # (DEMO_PACKAGES names the libraries through BUILD_LIBS: both lists are read.)
+    mapfile -t purge < <(sed -n '/^BUILD_LIBS=(/,/^)/p; /^DEMO_PACKAGES=(/,/^)/p' "$ROOT/scripts/setup" | sed 's/#.*//' |
         tr ' ' '\n' | grep -E '^(lib[a-z0-9.+-]+-dev|mariadb-server|mariadb-client|dmidecode)$')
     echo "newcomer: --cold: purging ${purge[*]}; emptying apt's and Go's caches"
     DEBIAN_FRONTEND=noninteractive apt-get purge -y -q "${purge[@]}" >/dev/null
