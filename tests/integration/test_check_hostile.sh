@@ -177,9 +177,9 @@ for k in range(9):
     h = h.ljust(512, b'\0')
     rec = struct.pack('<qqQIHBB', 2000, 3000, 0, k, 0, 0, 0x7f)
     open(os.path.join(d, 'shards/%d.log' % k), 'wb').write(h + rec)
-    json.dump({'run_id': rid, 'oplog': {'records': 1}}, open(os.path.join(d, 'shards/%d.json' % k), 'w'))
+    json.dump({'schema_version': 2, 'run_id': rid, 'oplog': {'records': 1}}, open(os.path.join(d, 'shards/%d.json' % k), 'w'))
     shards.append({'shard': k, 'result': 'shards/%d.json' % k, 'file': 'shards/%d.log' % k})
-json.dump({'run_id': 'merged', 'merge': {}, 'oplog': {'shards': shards}}, open(os.path.join(d, 'result.json'), 'w'))
+json.dump({'schema_version': 2, 'run_id': 'merged', 'merge': {}, 'oplog': {'shards': shards}}, open(os.path.join(d, 'result.json'), 'w'))
 EOF
 run_check "$D"
 check_eq "a merge naming 9 workloads is checked, not a crash ($(tail -1 <<<"$out"))" 1 $rc
