@@ -55,18 +55,24 @@ struct server_pin {
     char state[4300]; /* <stack dir>/server-pins.json */
 };
 
-/* Field 22 of /proc/PID/stat (start time, clock ticks after boot), or 0
- * when the process is gone. Fields are counted after the last ')': comm
- * may hold spaces and parentheses. */
-static unsigned long long start_time(int pid) {
-    char path[64], buf[1024];
+/* /proc/PID/stat read into buf; the fields after the last ')' (comm may
+ * hold spaces and parentheses), or NULL when the process is gone. */
+static char *stat_after_comm(int pid, char *buf, size_t size) {
+    char path[64];
     snprintf(path, sizeof path, "/proc/%d/stat", pid);
     FILE *f = fopen(path, "re");
-    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    size_t n = f ? fread(buf, 1, size - 1, f) : 0;
     if (f)
         fclose(f);
     buf[n] = 0;
-    char *p = strrchr(buf, ')');
+    return strrchr(buf, ')');
+}
+
+/* Field 22 of /proc/PID/stat (start time, clock ticks after boot), or 0
+ * when the process is gone. */
+static unsigned long long start_time(int pid) {
+    char buf[1024];
+    char *p = stat_after_comm(pid, buf, sizeof buf);
     if (!p)
         return 0;
     p++;
@@ -76,14 +82,8 @@ static unsigned long long start_time(int pid) {
 }
 
 static int parent_of(int pid) {
-    char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/%d/stat", pid);
-    FILE *f = fopen(path, "re");
-    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-    if (f)
-        fclose(f);
-    buf[n] = 0;
-    char *p = strrchr(buf, ')');
+    char buf[1024];
+    char *p = stat_after_comm(pid, buf, sizeof buf);
     int ppid = 0;
     return p && sscanf(p + 1, " %*c %d", &ppid) == 1 ? ppid : 0;
 }

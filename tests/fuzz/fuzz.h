@@ -52,6 +52,19 @@ static inline void fuzz_mkdirs(const char *rel) {
         abort();
 }
 
+/* A command's lines (one per input) would bury libFuzzer's own: its stdout
+ * and stderr go to /dev/null (libFuzzer and the sanitizers write to fd 2
+ * through their own handles, which this does not touch). */
+static inline void fuzz_quiet(void) {
+    static int done;
+    if (!done) {
+        FILE *n = fopen("/dev/null", "w");
+        if (n)
+            stdout = stderr = n;
+        done = 1;
+    }
+}
+
 /* Write len bytes to fuzz_dir()/name (replacing what was there); its path. */
 static inline const char *fuzz_write(const char *name, const void *data, size_t len) {
     static char path[4][128];

@@ -8,25 +8,8 @@
 #include "../../report/report.h"
 #include "fuzz.h"
 
-/* The command's lines (one per input) would bury libFuzzer's own: its stdout
- * and stderr go to /dev/null (libFuzzer and the sanitizers write to fd 2
- * through their own handles, which this does not touch). */
-static void quiet(void) {
-    static int done;
-    if (!done) {
-        FILE *n = fopen("/dev/null", "w");
-        if (n)
-            stdout = stderr = n;
-        done = 1;
-    }
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    quiet();
-    /* Made again when gone: `tests/fuzz/run` removes every /dev/shm/aops-fuzz-*
-     * when it starts, a running target's included. */
-    if (mkdir(fuzz_dir(), 0700) != 0 && errno != EEXIST)
-        abort();
+    fuzz_quiet();
     const uint8_t *part[2];
     size_t len[2];
     fuzz_split(data, size, 2, part, len);
