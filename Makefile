@@ -93,7 +93,7 @@ $(foreach o,$(VERSIONED),$(B)/rel/$(o).o $(B)/asan/$(o).o): build/version.stamp
 
 # One folder per layer (README, "Layout"); cmd/main.c, the command table, is the only
 # file that reaches every layer, and the only one outside the library.
-LAYERS  := common containers workloads telemetry coordinator report check
+LAYERS  := common containers workloads telemetry result coordinator report check
 SRCS    := $(wildcard $(LAYERS:%=%/*.c) workloads/*/*.c) cmd/main.c
 LIBSRCS := $(filter-out cmd/main.c,$(SRCS))
 TESTS   := $(wildcard tests/unit/test_*.c)

@@ -138,9 +138,3 @@ json_t *reportable_reasons(const json_t *res) {
     }
     return r;
 }
-
-void reportable_apply(json_t *res) {
-    json_t *r = reportable_reasons(res);
-    json_object_set_new(res, "reportable", json_boolean(json_array_size(r) == 0));
-    json_object_set_new(res, "nonreportable_reasons", r);
-}

@@ -21,7 +21,6 @@ extern const char *const reportable_patterns_sha256;
 /* The reasons res is not reportable (a new array, empty when it is). */
 json_t *reportable_reasons(const json_t *res);
 
-/* Set res.reportable and res.nonreportable_reasons. */
-void reportable_apply(json_t *res);
+/* result/result.c's result_reportable() places the verdict in a result. */
 
 #endif

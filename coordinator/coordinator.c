@@ -26,10 +26,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../common/reportable.h"
 #include "../common/util.h"
 #include "../common/walltime.h"
 #include "../containers/cgroup_acct.h"
+#include "../result/result.h"
 #include "../telemetry/attrib.h"
 #include "cmdline.h"
 #include "commands.h"
@@ -687,34 +687,36 @@ static void coord_write(struct coord *c, int64_t t_start) {
         .t0_epoch = c->released ? c->t0_wall : 0,
         .cache = c->cache,
     };
+    rep.servers_pinned = server_pin_results(c->pin);
     json_t *res = results_build(&rep);
+    json_decref(rep.servers_pinned);
     if (!res) {
         fprintf(stderr, "harness: out of memory building the result\n");
         c->code = EXIT_INVALID;
         return;
     }
-    server_pin_results(c->pin, res);
+    /* provenance: what collect found (c->prov), with each server's own. */
+    json_t *prov = json_is_object(c->prov) ? json_incref(c->prov) : json_object();
+    if (c->server_info)
+        json_object_set(prov, "servers", c->server_info);
+    result_put(res, RK_PROVENANCE, prov, NULL);
     if (c->released) {
         opsrate_finish(&c->rate, run_completed(&c->r, c->forked), run_last_end(&c->r, c->forked));
-        json_object_set_new(res, "ops_per_second", opsrate_json(&c->rate));
-    }
+        result_put(res, RK_OPS_PER_SECOND, opsrate_json(&c->rate), NULL);
+    } else
+        result_put(res, RK_OPS_PER_SECOND, NULL, "the run was never released: nothing completed");
     if (cfg->shards)
-        json_object_set_new(res, "shard",
-                            shard_json(&c->sh, cfg, res, c->released ? c->t0_wall : 0));
-    /* provenance.servers came with the result (results.c); the rest is c->prov. */
-    json_t *had = json_object_get(res, "provenance");
-    json_t *srv = json_is_object(had) ? json_object_get(had, "servers") : NULL;
-    if (srv && json_is_object(c->prov))
-        json_object_set(c->prov, "servers", srv);
-    json_object_set(res, "provenance", c->prov);
-    json_object_set(res, "verification", c->verification);
+        result_put(res, RK_SHARD_INFO, shard_json(&c->sh, cfg, res, c->released ? c->t0_wall : 0),
+                   NULL);
+    result_put(res, RK_VERIFICATION, json_incref(c->verification), "not collected");
     if (runlog_write(&c->r, c->forked, c->released ? c->t0 : 0, c->t0_wall, c->run_id, res, err,
                      sizeof err) != 0)
         json_array_append_new(c->warnings,
                               json_sprintf("no per-operation log (harness check cannot "
                                            "recompute this result): %s",
                                            err));
-    reportable_apply(res);
+    result_verdict(res, c->reasons, c->warnings, 1); /* every module has reported */
+    result_reportable(res);
     if (results_write(res, cfg->out, err, sizeof err) != 0) {
         fprintf(stderr, "harness: %s\n", err);
         c->code = EXIT_INVALID;
@@ -871,18 +873,11 @@ static json_t *repeat_finish(const char *dir, unsigned made, unsigned asked, dou
         goto out;
     }
     if (stopped) {
-        json_array_append_new(json_object_get(res, "invalid_reasons"), json_string(stopped));
-        json_object_set_new(res, "valid", json_false());
+        json_t *reasons = json_object_get(res, "invalid_reasons");
+        json_array_append_new(reasons, json_string(stopped));
+        result_verdict(res, reasons, json_object_get(res, "warnings"), 1);
     }
-    /* The headline is the median run's: so is the log check reads. */
-    json_t *ol = json_object_get(res, "oplog");
-    if (ol)
-        json_object_set_new(ol, "file",
-                            json_sprintf("runs/%lld/%s",
-                                         (long long)json_integer_value(json_object_get(
-                                             json_object_get(res, "repeats"), "median_run")),
-                                         OPLOG_FILE));
-    reportable_apply(res); /* again: now with the repeats */
+    result_reportable(res); /* again: now with the repeats */
     if (results_write(res, dir, err, errlen) != 0 ||
         (csv_dir && csv_dir[0] && ex->csv(res, csv_dir, err, errlen) != 0) ||
         integrity_seal(dir, sign_key, res, err, errlen) != 0) {

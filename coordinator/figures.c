@@ -91,17 +91,18 @@ void figures_warnings(json_t *res) {
     }
 }
 
-void figures_run(const struct run_report *rep, double wall, json_t *res) {
+void figures_config(const struct run_report *rep, json_t *config) {
     const struct config *cfg = rep->r->cfg;
-    json_t *config = json_object_get(res, "config");
     json_object_set_new(config, "phase_barrier", json_boolean(cfg->phase_barrier));
     json_object_set_new(config, "cache", json_string(cfg->cache == CACHE_COLD ? "cold" : "asis"));
     if (rep->cache)
         json_object_set(config, "cache_cold", rep->cache);
-    json_object_set_new(res, "storage", storage_json(rep, wall, res));
-    json_object_set_new(res, "stragglers",
-                        rep->released ? stragglers_json(json_object_get(res, "containers"),
-                                                        rep->tel ? ops_by : NULL, (void *)rep)
-                                      : json_null());
-    figures_warnings(res);
+}
+
+void figures_run(const struct run_report *rep, double wall, const json_t *res, json_t **storage,
+                 json_t **stragglers) {
+    *storage = storage_json(rep, wall, res);
+    *stragglers = rep->released ? stragglers_json(json_object_get(res, "containers"),
+                                                  rep->tel ? ops_by : NULL, (void *)rep)
+                                : NULL;
 }

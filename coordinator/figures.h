@@ -17,7 +17,12 @@
 /* Storage figures from disks that served less than this share warn. */
 #define FIGURES_DISK_SHARE_WARN 0.5
 
-void figures_run(const struct run_report *rep, double wall, json_t *res);
+/* The cache policy and the phase barrier, into the run's config. */
+void figures_config(const struct run_report *rep, json_t *config);
+/* storage{} and stragglers{} (NULL: the run was never released) of a built
+ * result's containers, workloads and system, for the result to place. */
+void figures_run(const struct run_report *rep, double wall, const json_t *res, json_t **storage,
+                 json_t **stragglers);
 
 /* The warnings of a result's steal_pct and served_from_disk (also for a
  * merged fleet). */

@@ -23,6 +23,7 @@
 #include "../common/canon.h"
 #include "../common/digest.h"
 #include "../common/json.h"
+#include "../result/result.h"
 
 /* Add every regular file below dir/rel to files{rel path: sha256}, but
  * result.json and the envelope at the top and what is being written. */
@@ -170,9 +171,14 @@ int integrity_seal(const char *dir, const char *sign_key, json_t *mem, char *err
         "result.json without \"integrity\", keys sorted, no whitespace, reals at 17 digits "
         "(jansson JSON_SORT_KEYS|JSON_COMPACT|JSON_REAL_PRECISION(17))",
         "files", files);
-    json_object_set(res, "integrity", integ);
-    if (mem)
-        json_object_set(mem, "integrity", integ);
+    /* Both the file's copy and the caller's, in one place (a seal made
+     * again replaces the old one, which the digest leaves out anyway). */
+    json_object_del(res, "integrity");
+    result_put(res, RK_INTEGRITY, json_incref(integ), NULL);
+    if (mem) {
+        json_object_del(mem, "integrity");
+        result_put(mem, RK_INTEGRITY, json_incref(integ), NULL);
+    }
     json_decref(integ);
     if (write_result(res, path, err, errlen) != 0)
         goto out;

@@ -12,6 +12,7 @@
 
 #include "../common/json.h"
 #include "../common/walltime.h"
+#include "../result/result.h"
 #include "../workloads/workload.h"
 #include "figures.h"
 #include "fleet.h"
@@ -345,7 +346,7 @@ static void merge_workloads(struct shard_in *u, size_t nu, json_t *res, json_t *
     void *tmp;
     json_object_foreach_safe(wls, tmp, name, v) if (json_is_null(v)) json_object_del(wls, name);
     free(complained);
-    json_object_set_new(res, "workloads", wls);
+    result_put(res, RK_WORKLOADS, wls, NULL);
     json_object_set_new(hists, "workloads", hw);
 }
 
@@ -472,11 +473,12 @@ static void merge_storage(json_t *res, const struct series *ser, int ok, double 
     struct series_col c = series_column(ser, series_find_col(ser, "read_Bps"));
     double disk = ok && wall > 0 ? series_integral(&c, &run, 1) : NAN;
     double served = windows_served(disk, wl);
-    json_object_set_new(res, "storage",
-                        json_pack("{s:o, s:f, s:o}", "disk_read_bytes",
-                                  json_num_or_null(round(disk), isfinite(disk)),
-                                  "workload_read_bytes", wl, "served_from_disk",
-                                  json_num_or_null(round(served * 1e4) / 1e4, isfinite(served))));
+    result_put(res, RK_STORAGE,
+               json_pack("{s:o, s:f, s:o}", "disk_read_bytes",
+                         json_num_or_null(round(disk), isfinite(disk)), "workload_read_bytes", wl,
+                         "served_from_disk",
+                         json_num_or_null(round(served * 1e4) / 1e4, isfinite(served))),
+               "out of memory");
 }
 
 static json_t *shard_entry(const struct shard_in *s) {
@@ -556,14 +558,10 @@ static void merge_warnings(struct shard_in *u, size_t nu, json_t *warnings) {
  * compared above); verification: a workload's answers are verified when
  * every shard verified them. */
 static void merge_provenance(struct shard_in *u, size_t nu, json_t *res) {
-    if (!nu)
-        return;
-    json_t *p = json_object_get(u[0].r, "provenance");
-    if (p) {
-        json_t *c = json_deep_copy(p);
-        json_object_set_new(c, "per_host", json_string("shards/*.result.json"));
-        json_object_set_new(res, "provenance", c);
-    }
+    json_t *p = nu ? json_object_get(u[0].r, "provenance") : NULL;
+    json_t *c = json_is_object(p) ? json_deep_copy(p) : json_object();
+    json_object_set_new(c, "per_host", json_string("shards/*.result.json"));
+    result_put(res, RK_PROVENANCE, c, NULL);
     json_t *v = json_object();
     for (size_t i = 0; i < nu; i++) {
         const char *name;
@@ -581,7 +579,7 @@ static void merge_provenance(struct shard_in *u, size_t nu, json_t *res) {
                                            jstr(w, "why") ? jstr(w, "why") : "not verified")));
         }
     }
-    json_object_set_new(res, "verification", v);
+    result_put(res, RK_VERIFICATION, v, NULL);
 }
 
 json_t *merge_results(json_t *const *in, const char *const *names, size_t n) {
@@ -666,14 +664,11 @@ json_t *merge_results(json_t *const *in, const char *const *names, size_t n) {
     json_object_set_new(config, "containers", json_integer((json_int_t)containers));
     json_object_set_new(config, "shards", json_integer(N));
 
-    json_t *res = json_object(), *hists = json_object();
-    json_object_set_new(res, "schema_version", json_integer(RESULT_SCHEMA_VERSION));
-    json_object_set_new(res, "valid", json_false()); /* decided last, kept first */
-    json_object_set(res, "invalid_reasons", reasons);
-    json_object_set(res, "warnings", warnings);
-    json_object_set_new(res, "config", config);
-    json_object_set_new(res, "system", cores);
-    json_object_set_new(res, "totals", totals);
+    /* Built through the result table (result/keys.h), as a single run is. */
+    json_t *res = result_begin(reasons, warnings), *hists = json_object();
+    result_put(res, RK_CONFIG, config, NULL);
+    result_put(res, RK_SYSTEM, cores, NULL);
+    result_put(res, RK_TOTALS, totals, NULL);
     merge_workloads(u, nu, res, hists, reasons);
     json_t *containers_arr = json_array(), *shards = json_array();
     for (size_t i = 0; i < nu; i++) {
@@ -691,43 +686,44 @@ json_t *merge_results(json_t *const *in, const char *const *names, size_t n) {
         }
         json_array_append_new(shards, e);
     }
-    json_object_set_new(res, "stragglers",
-                        released && fs
-                            ? fleet_stragglers(containers_arr, fs, nu, rel_ns, &ser, ser_ok)
-                            : json_null());
-    json_object_set_new(res, "containers", containers_arr);
-    json_object_set_new(res, "windows",
-                        released && fs ? fleet_windows(fs, nu, rel_ns, &ser, ser_ok)
-                                       : json_object());
-    json_object_set_new(res, "telemetry", telemetry);
+    result_put(res, RK_STRAGGLERS,
+               released && fs ? fleet_stragglers(containers_arr, fs, nu, rel_ns, &ser, ser_ok)
+                              : NULL,
+               "no shard was released: no worker finished");
+    result_put(res, RK_CONTAINERS, containers_arr, NULL);
+    result_put(res, RK_WINDOWS,
+               released && fs ? fleet_windows(fs, nu, rel_ns, &ser, ser_ok) : json_object(), NULL);
+    result_put(res, RK_TELEMETRY, telemetry, "out of memory");
     merge_storage(res, &ser, ser_ok, released ? wall : 0);
     figures_warnings(res);
     series_free(&ser);
     free(fs);
-    json_object_set_new(res, "shards", shards);
+    result_put(res, RK_SHARDS, shards, NULL);
     json_object_set_new(hists, "format",
                         json_pack("{s:s, s:i, s:i}", "unit", "ns", "sub_bits", HIST_SUB_BITS,
                                   "buckets", HIST_BUCKETS));
-    json_object_set_new(res, "histograms", hists);
-    json_object_set_new(res, "ops_per_second", merge_rate(u, nu, warnings));
+    result_put(res, RK_HISTOGRAMS, hists, NULL);
+    result_put(res, RK_OPS_PER_SECOND, merge_rate(u, nu, warnings), "no shard was released");
     json_t *inputs = json_array();
     for (size_t i = 0; i < n; i++)
         json_array_append_new(inputs, json_string(names[i]));
     char now[64], rel[64];
     wall_format(wall_now(), now, sizeof now);
     wall_format(released ? (double)rel_ns / 1e9 : 0, rel, sizeof rel);
-    json_object_set_new(res, "merge",
-                        json_pack("{s:o, s:i, s:i, s:o, s:o, s:s, s:s, s:s}", "inputs", inputs,
-                                  "shards", (int)N, "hosts", (int)hosts, "released_at",
-                                  released ? json_string(rel) : json_null(), "released_at_ns",
-                                  released ? json_integer(rel_ns) : json_null(), "merged_at", now,
-                                  "merged_by", AOPS_GIT, "clock",
-                                  "each shard's instants moved by its measured offset "
-                                  "(shards[].clock_offset_s) onto the common reference"));
+    result_put(res, RK_MERGE,
+               json_pack("{s:o, s:i, s:i, s:o, s:o, s:s, s:s, s:s}", "inputs", inputs, "shards",
+                         (int)N, "hosts", (int)hosts, "released_at",
+                         released ? json_string(rel) : json_null(), "released_at_ns",
+                         released ? json_integer(rel_ns) : json_null(), "merged_at", now,
+                         "merged_by", AOPS_GIT, "clock",
+                         "each shard's instants moved by its measured offset "
+                         "(shards[].clock_offset_s) onto the common reference"),
+               NULL);
     merge_provenance(u, nu, res);
+    result_complete(res, RK_MERGED, NULL); /* what cannot be merged: null, with why */
     if (!nu)
         add(reasons, "no shard to merge");
-    json_object_set_new(res, "valid", json_boolean(json_array_size(reasons) == 0));
+    result_verdict(res, reasons, warnings, 1);
     json_decref(reasons);
     json_decref(warnings);
     free(u);

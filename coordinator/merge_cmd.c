@@ -17,8 +17,8 @@
 
 #include "../common/config.h"
 #include "../common/oplog.h"
-#include "../common/reportable.h"
 #include "../common/upgrade.h"
+#include "../result/result.h"
 #include "../workloads/workload.h"
 #include "commands.h"
 #include "integrity.h"
@@ -273,7 +273,7 @@ static void keep_shards(const struct config *cfg, struct inputs *in, json_t *res
                                               "result", rel, "file",
                                               ok ? json_string(lrel) : json_null()));
     }
-    json_object_set_new(res, "oplog", json_pack("{s:o}", "shards", list));
+    result_put(res, RK_OPLOG, json_pack("{s:o}", "shards", list), NULL);
 }
 
 static void usage(FILE *f) {
@@ -388,7 +388,7 @@ int merge_main(int argc, char **argv) {
     rc = valid ? 0 : 1;
     if (mkdir_p(dir, err, sizeof err) == 0)
         keep_shards(cfg, &in, res, dir);
-    reportable_apply(res);
+    result_reportable(res);
     if (mkdir_p(dir, err, sizeof err) != 0 || results_write(res, dir, err, sizeof err) != 0 ||
         integrity_seal(dir, sign, res, err, sizeof err) != 0) {
         fprintf(stderr, "harness merge: %s\n", err);

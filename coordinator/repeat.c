@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "../common/json.h"
+#include "../common/oplog.h"
+#include "../result/result.h"
 
 int repeat_stats(const double *v, unsigned n, struct repeat_stats *st) {
     memset(st, 0, sizeof *st);
@@ -81,12 +83,10 @@ json_t *repeat_combine(json_t *const *runs, const char *const *dirs, unsigned ma
     if (!aops)
         return NULL;
     json_t *list = json_array(), *names = json_array();
-    int all_valid = made == asked;
     for (unsigned i = 0; i < made; i++) {
         aops[i] = runs[i] ? jnum(runs[i], "totals.aops") : NAN;
         json_array_append_new(list, json_num_or_null(aops[i], 1));
         json_array_append_new(names, json_string(dirs[i]));
-        all_valid &= runs[i] && json_is_true(json_object_get(runs[i], "valid"));
     }
     struct repeat_stats st;
     unsigned median = 0;
@@ -101,19 +101,23 @@ json_t *repeat_combine(json_t *const *runs, const char *const *dirs, unsigned ma
         json_decref(names);
         return NULL;
     }
-    json_t *res = json_deep_copy(runs[median]);
-    json_t *reasons = json_object_get(res, "invalid_reasons"),
-           *warnings = json_object_get(res, "warnings");
+    /* Built through the result table (result/keys.h): the median run's keys,
+     * a verdict over all the runs, the spread, the median run's log. */
+    json_t *reasons = json_deep_copy(json_object_get(runs[median], "invalid_reasons")),
+           *warnings = json_deep_copy(json_object_get(runs[median], "warnings"));
     if (!json_is_array(reasons))
-        json_object_set_new(res, "invalid_reasons", reasons = json_array());
+        json_decref(reasons), reasons = json_array();
     if (!json_is_array(warnings))
-        json_object_set_new(res, "warnings", warnings = json_array());
+        json_decref(warnings), warnings = json_array();
     others(runs, made, median, "invalid_reasons", reasons);
     others(runs, made, median, "warnings", warnings);
     for (unsigned i = 0; i < made; i++)
         if (!runs[i])
             json_array_append_new(reasons,
                                   json_sprintf("run %u of %u left no result", i + 1, asked));
+        else if (!json_is_true(json_object_get(runs[i], "valid")) &&
+                 !json_array_size(json_object_get(runs[i], "invalid_reasons")))
+            json_array_append_new(reasons, json_sprintf("run %u: invalid", i + 1));
     if (made < asked)
         json_array_append_new(reasons, json_sprintf("only %u of %u runs were made", made, asked));
     if (st.n >= 3 && isfinite(st.cv) && st.cv > max_cv)
@@ -121,7 +125,15 @@ json_t *repeat_combine(json_t *const *runs, const char *const *dirs, unsigned ma
                               json_sprintf("unstable: AOPS CV %.1f %% over %u runs (above --max-cv "
                                            "%g %%): the figures move this much on a rerun",
                                            st.cv, st.n, max_cv));
-    json_object_set_new(res, "valid", json_boolean(all_valid && json_array_size(reasons) == 0));
+    json_t *res = result_begin(reasons, warnings);
+    json_decref(reasons);
+    json_decref(warnings);
+    if (!res) {
+        free(aops);
+        json_decref(list);
+        json_decref(names);
+        return NULL;
+    }
 
     int ok = st.n > 0;
     json_t *rep = json_pack(
@@ -130,7 +142,13 @@ json_t *repeat_combine(json_t *const *runs, const char *const *dirs, unsigned ma
         json_num_or_null(st.min, ok), "aops_max", json_num_or_null(st.max, ok), "aops_mean",
         json_num_or_null(st.mean, ok), "aops_cv", json_num_or_null(st.cv, ok && isfinite(st.cv)),
         "median_run", (int)median + 1, "runs", names);
-    json_object_set_new(res, "repeats", rep);
+    result_complete(res, RK_REPEAT, runs[median]);
+    /* The headline is the median run's: so is the log check reads. */
+    json_t *ol = json_deep_copy(json_object_get(runs[median], "oplog"));
+    if (json_is_object(ol))
+        json_object_set_new(ol, "file", json_sprintf("%s/%s", dirs[median], OPLOG_FILE));
+    result_put(res, RK_OPLOG, ol, jstr(runs[median], "oplog_reason"));
+    result_put(res, RK_REPEATS, rep, NULL);
     free(aops);
     return res;
 }

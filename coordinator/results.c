@@ -18,6 +18,7 @@
 
 #include "../common/json.h"
 #include "../containers/cgroup.h"
+#include "../result/result.h"
 #include "figures.h"
 #include "histjson.h"
 #include "placement_run.h"
@@ -227,20 +228,6 @@ static json_t *containers_json(const struct run_report *rep) {
     return containers;
 }
 
-/* provenance.servers: what each workload's server runs and with which
- * settings (workload.h: server_info). Only the servers key is ours; the
- * rest of provenance (build, libraries, data) is built beside it. */
-static void provenance_servers(json_t *res, json_t *info) {
-    if (!info)
-        return;
-    json_t *prov = json_object_get(res, "provenance");
-    if (!json_is_object(prov)) {
-        prov = json_object();
-        json_object_set_new(res, "provenance", prov);
-    }
-    json_object_set(prov, "servers", info);
-}
-
 json_t *results_build(const struct run_report *rep) {
     const struct run_ctx *r = rep->r;
     const struct config *cfg = r->cfg;
@@ -299,34 +286,53 @@ json_t *results_build(const struct run_report *rep) {
         json_num_or_null(aops / watts, wall > 0 && watts > 0), "aops_per_watt_platform",
         json_num_or_null(aops / pwatts, wall > 0 && pwatts > 0));
 
-    json_t *res = json_object();
-    json_object_set_new(res, "schema_version", json_integer(RESULT_SCHEMA_VERSION));
-    json_object_set_new(res, "valid", json_boolean(json_array_size(reasons) == 0));
-    json_object_set(res, "invalid_reasons", reasons);
-    json_object_set(res, "warnings", warnings);
-    json_object_set_new(res, "config", config);
-    json_object_set_new(res, "system", system);
-    json_object_set_new(res, "totals", totals);
-    json_object_set_new(res, "workloads", workloads);
-    json_object_set_new(res, "containers", containers_json(rep));
-    json_object_set_new(res, "windows", windows);
-    json_object_set_new(res, "telemetry", rep->tel ? telemetry_json(rep->tel) : json_null());
-    json_object_set_new(res, "storage_baseline", telemetry_baseline_json(rep->tel));
-    json_object_set_new(res, "histograms", results_hists_json(lay, tot.hists));
-    json_object_set_new(res, "placement", placement_json(r->place)); /* as made on this host */
+    json_t *res = result_begin(reasons, warnings);
+    if (!res) {
+        results_totals_free(&tot);
+        return NULL;
+    }
+    figures_config(rep, config);
+    result_put(res, RK_CONFIG, config, NULL);
+    result_put(res, RK_SYSTEM, system, NULL);
+    result_put(res, RK_TOTALS, totals, NULL);
+    result_put(res, RK_WORKLOADS, workloads, NULL);
+    result_put(res, RK_CONTAINERS, containers_json(rep), NULL);
+    result_put(res, RK_WINDOWS, windows, NULL);
+    result_put(res, RK_TELEMETRY, rep->tel ? telemetry_json(rep->tel) : NULL,
+               "telemetry could not start (out of memory)");
+    result_put(res, RK_STORAGE_BASELINE, telemetry_baseline_json(rep->tel),
+               telemetry_baseline_why(rep->tel));
+    result_put(res, RK_HISTOGRAMS, results_hists_json(lay, tot.hists), NULL);
+    json_t *placement = placement_json(r->place); /* as made on this host */
+    if (placement && rep->servers_pinned)
+        json_object_set(placement, "servers_pinned", rep->servers_pinned);
+    result_put(res, RK_PLACEMENT, placement, "out of memory");
     /* The coordinator's own cost, so its overhead at scale is on record. */
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    json_object_set_new(res, "coordinator",
-                        json_pack("{s:o, s:I, s:f}", "startup_seconds",
-                                  json_num_or_null(rep->startup_seconds, rep->released),
-                                  "peak_rss_bytes", (json_int_t)ru.ru_maxrss * 1024, "cpu_seconds",
-                                  (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
-                                      (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6));
-    attrib_results(rep->attrib, res);
-    server_check_results(rep->server_check, res);
-    figures_run(rep, wall, res);
-    provenance_servers(res, rep->server_info);
+    result_put(res, RK_COORDINATOR,
+               json_pack("{s:o, s:I, s:f}", "startup_seconds",
+                         json_num_or_null(rep->startup_seconds, rep->released), "peak_rss_bytes",
+                         (json_int_t)ru.ru_maxrss * 1024, "cpu_seconds",
+                         (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+                             (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6),
+               "out of memory");
+    struct attrib_json at;
+    attrib_results(rep->attrib, res, &at);
+    result_put(res, RK_ATTRIBUTION, at.attribution, NULL);
+    result_put(res, RK_ATTRIBUTION_UNAVAILABLE, at.unavailable, NULL);
+    result_put(res, RK_ATTRIBUTION_SOURCES, at.sources, NULL);
+    result_put(res, RK_COUNTERS, at.counters, NULL);
+    result_put(res, RK_COUNTERS_UNAVAILABLE, at.counters_unavailable, NULL);
+    json_t *counts, *counts_una;
+    server_check_results(rep->server_check, res, warnings, &counts, &counts_una);
+    result_put(res, RK_SERVER_COUNTS, counts, NULL);
+    result_put(res, RK_SERVER_COUNTS_UNAVAILABLE, counts_una, NULL);
+    json_t *storage, *stragglers;
+    figures_run(rep, wall, res, &storage, &stragglers);
+    result_put(res, RK_STORAGE, storage, "out of memory");
+    result_put(res, RK_STRAGGLERS, stragglers, "the run was never released: no worker finished");
+    figures_warnings(res);
     results_totals_free(&tot);
     return res;
 }

@@ -46,6 +46,7 @@ struct run_report {
     json_t *cache;   /* --cache cold: what was dropped and restarted; NULL otherwise */
     /* provenance.servers: each workload's server_info(), or NULL */
     json_t *server_info;
+    json_t *servers_pinned; /* placement.servers_pinned (--server-cpus), or NULL */
 };
 
 /* Step 1, the merge: every worker's slot summed per workload. */

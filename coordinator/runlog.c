@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../common/util.h"
+#include "../result/result.h"
 
 void runlog_new_id(char out[RUNLOG_ID_LEN]) {
     unsigned char b[16];
@@ -49,10 +50,10 @@ int runlog_write(const struct run_ctx *r, unsigned nworkers, int64_t t0, double 
     }
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", r->cfg->out, OPLOG_FILE);
-    json_object_set_new(res, "run_id", json_string(run_id));
+    result_put(res, RK_RUN_ID, json_string(run_id), NULL);
     struct oplog_writer *w = oplog_create(path, &h, err, errlen);
     if (!w)
-        return -1;
+        return result_put(res, RK_OPLOG, NULL, err), -1;
     uint64_t records = 0;
     for (unsigned i = 0; i < nworkers; i++) {
         struct worker_slot *s = run_slot(r, i);
@@ -62,10 +63,10 @@ int runlog_write(const struct run_ctx *r, unsigned nworkers, int64_t t0, double 
         records += n;
     }
     if (oplog_close(w, err, errlen) != 0)
-        return -1;
-    json_object_set_new(res, "oplog",
-                        json_pack("{s:s, s:I, s:i, s:s}", "file", OPLOG_FILE, "records",
-                                  (json_int_t)records, "record_bytes",
-                                  (int)sizeof(struct oplog_rec), "format", OPLOG_MAGIC));
+        return result_put(res, RK_OPLOG, NULL, err), -1;
+    result_put(res, RK_OPLOG,
+               json_pack("{s:s, s:I, s:i, s:s}", "file", OPLOG_FILE, "records", (json_int_t)records,
+                         "record_bytes", (int)sizeof(struct oplog_rec), "format", OPLOG_MAGIC),
+               NULL);
     return 0;
 }

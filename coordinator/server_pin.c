@@ -483,12 +483,8 @@ struct server_pin *server_pin_apply(const struct config *cfg, const struct run_l
     return sp;
 }
 
-void server_pin_results(const struct server_pin *sp, json_t *result) {
-    json_t *pl = json_object_get(result, "placement");
-    if (!sp || !pl)
-        return;
-    json_object_set_new(pl, "servers_pinned",
-                        json_pack("{s:s, s:O}", "cpus", sp->cpus, "servers", sp->servers));
+json_t *server_pin_results(const struct server_pin *sp) {
+    return sp ? json_pack("{s:s, s:O}", "cpus", sp->cpus, "servers", sp->servers) : NULL;
 }
 
 void server_pin_restore(struct server_pin *sp) {

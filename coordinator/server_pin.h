@@ -22,8 +22,9 @@ int server_pin_check(const struct config *cfg, const struct run_layout *lay, cha
 struct server_pin *server_pin_apply(const struct config *cfg, const struct run_layout *lay,
                                     char *err, size_t errlen);
 
-/* placement.servers_pinned: {cpus, servers{<name>{source, processes, threads}}}. */
-void server_pin_results(const struct server_pin *sp, json_t *result);
+/* placement.servers_pinned: {cpus, servers{<name>{source, processes, threads}}}
+ * (a new reference, for results.c to place), or NULL when none was pinned. */
+json_t *server_pin_results(const struct server_pin *sp);
 
 /* Give every pinned process its own affinity back; frees sp. */
 void server_pin_restore(struct server_pin *sp);

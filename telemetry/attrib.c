@@ -494,13 +494,14 @@ static json_t *window_counters(const struct attrib *a, size_t i0, size_t i1) {
     return w;
 }
 
-void attrib_results(const struct attrib *a, json_t *res) {
+void attrib_results(const struct attrib *a, const json_t *res, struct attrib_json *out) {
     if (!a || a->n < 2) {
-        json_object_set_new(res, "attribution", json_null());
-        json_object_set_new(
-            res, "attribution_unavailable",
-            json_pack("{s:s}", "run", a ? "the run never started: no samples" : "not measured"));
-        json_object_set_new(res, "counters", json_null());
+        const char *why = a ? "the run never started: no samples" : "not measured";
+        out->attribution = json_null();
+        out->unavailable = json_pack("{s:s}", "run", why);
+        out->sources = json_object();
+        out->counters = json_null();
+        out->counters_unavailable = json_pack("{s:s}", "run", why);
         return;
     }
     json_t *att = json_object(), *una = json_object(), *cnt = json_object(), *cun = json_object();
@@ -581,11 +582,11 @@ void attrib_results(const struct attrib *a, json_t *res) {
     }
     if (!a->machine_pc)
         json_object_set_new(cun, "machine", json_string(a->machine_pc_why));
-    json_object_set_new(res, "attribution", att);
-    json_object_set_new(res, "attribution_unavailable", una);
-    json_object_set_new(res, "attribution_sources", sources);
-    json_object_set_new(res, "counters", cnt);
-    json_object_set_new(res, "counters_unavailable", cun);
+    out->attribution = att;
+    out->unavailable = una;
+    out->sources = sources;
+    out->counters = cnt;
+    out->counters_unavailable = cun;
 }
 
 void attrib_free(struct attrib *a) {

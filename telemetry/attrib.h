@@ -54,10 +54,14 @@ void attrib_begin(struct attrib *a, int64_t t0_ns);
 void attrib_rebase(struct attrib *a, int64_t t0_ns);
 void attrib_sample(struct attrib *a, int64_t now_ns);
 
-/* Add attribution, attribution_unavailable, counters and
- * counters_unavailable to a built result, from its windows (start, end),
- * its workloads' ops and totals.ops. */
-void attrib_results(const struct attrib *a, json_t *result);
+/* attribution, attribution_unavailable, attribution_sources, counters and
+ * counters_unavailable (new references, for the result to place: result/),
+ * from a built result's windows (start, end), its workloads' ops and
+ * totals.ops. */
+struct attrib_json {
+    json_t *attribution, *unavailable, *sources, *counters, *counters_unavailable;
+};
+void attrib_results(const struct attrib *a, const json_t *result, struct attrib_json *out);
 
 void attrib_free(struct attrib *a);
 

@@ -53,11 +53,13 @@ void server_check_after(struct server_check *sc) {
     take(sc, 1);
 }
 
-void server_check_results(const struct server_check *sc, json_t *res) {
+void server_check_results(const struct server_check *sc, const json_t *res, json_t *warnings,
+                          json_t **counts, json_t **unavailable) {
+    json_t *out = json_object(), *una = json_object();
+    *counts = out;
+    *unavailable = una;
     if (!sc || !sc->nwl)
         return;
-    json_t *out = json_object(), *una = json_object();
-    json_t *warnings = json_object_get(res, "warnings");
     for (unsigned i = 0; i < sc->nwl; i++) {
         const struct wl_check *w = &sc->w[i];
         const char *name = w->wl->name;
@@ -107,8 +109,6 @@ void server_check_results(const struct server_check *sc, json_t *res) {
         json_object_set_new(o, "agrees", json_boolean(agrees));
         json_object_set_new(out, name, o);
     }
-    json_object_set_new(res, "server_counts", out);
-    json_object_set_new(res, "server_counts_unavailable", una);
 }
 
 void server_check_free(struct server_check *sc) {

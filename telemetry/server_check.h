@@ -24,10 +24,13 @@ struct server_check *server_check_new(const struct config *cfg, const struct wor
 void server_check_before(struct server_check *sc);
 void server_check_after(struct server_check *sc);
 
-/* Add server_counts{<workload>{<count>{before, after, delta}, completed,
- * agrees}} and server_counts_unavailable{<workload>: reason} to a built
- * result, and a warning per shortfall. */
-void server_check_results(const struct server_check *sc, json_t *result);
+/* server_counts{<workload>{<count>{before, after, delta}, completed,
+ * agrees}} and server_counts_unavailable{<workload>: reason} (new objects,
+ * empty when no workload's server counts, for the result to place:
+ * result/) against a built result's workloads.<w>.ops, and a warning per
+ * shortfall into warnings. */
+void server_check_results(const struct server_check *sc, const json_t *result, json_t *warnings,
+                          json_t **counts, json_t **unavailable);
 
 void server_check_free(struct server_check *sc);
 

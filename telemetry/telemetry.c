@@ -580,6 +580,13 @@ json_t *telemetry_baseline_json(const struct telemetry *t) {
     return t && t->baseline ? json_incref(t->baseline) : json_null();
 }
 
+const char *telemetry_baseline_why(const struct telemetry *t) {
+    return !t                   ? "no telemetry"
+           : t->baseline        ? NULL
+           : t->baseline_why[0] ? t->baseline_why
+                                : "no drive baseline";
+}
+
 void telemetry_free(struct telemetry *t) {
     if (!t)
         return;

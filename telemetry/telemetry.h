@@ -63,6 +63,8 @@ json_t *telemetry_window_json(const struct telemetry *t, double start, double en
 /* result.json's storage_baseline: the fio baseline of each device sampled
  * (telemetry/baseline.h), null when no baseline file exists. */
 json_t *telemetry_baseline_json(const struct telemetry *t);
+/* Why there is none (NULL when there is). */
+const char *telemetry_baseline_why(const struct telemetry *t);
 
 /* Mean package power in watts over the run's span, or a negative value
  * when there is no power source (AOPS per watt is then null). */

@@ -14,6 +14,7 @@
 #include "../../common/digest.h"
 #include "../../common/oplog.h"
 #include "../../common/reportable.h"
+#include "../../result/result.h"
 #include "../../workloads/db.h"
 #include "../../workloads/s3_util.h"
 #include "unit.h"
@@ -90,7 +91,7 @@ static void reportable(void) {
     CHECKF(json_array_size(r) == 0, "a result meeting every rule has %zu reasons, first: %s",
            json_array_size(r), json_string_value(json_array_get(r, 0)));
     json_decref(r);
-    reportable_apply(g);
+    result_reportable(g);
     CHECK(json_is_true(json_object_get(g, "reportable")));
     struct {
         const char *path, *json, *reason;
@@ -132,7 +133,7 @@ static void reportable(void) {
         json_object_set_new(obj, key, json_loads(breaks[i].json, JSON_DECODE_ANY, NULL));
         CHECKF(has_reason(b, breaks[i].reason), "%s = %s: no reason naming '%s'", breaks[i].path,
                breaks[i].json, breaks[i].reason);
-        reportable_apply(b);
+        result_reportable(b);
         CHECK(json_is_false(json_object_get(b, "reportable")));
         json_decref(b);
     }
