@@ -30,6 +30,7 @@
 #include "../common/reportable.h"
 #include "../common/safepath.h"
 #include "../common/upgrade.h"
+#include "../result/keys.h"
 #include "check.h"
 
 #define REL_REPEAT 1e-8 /* AOPS printed to 10 digits in each run and in the spread */
@@ -37,10 +38,11 @@
 
 /* RUN_DIR/name as JSON through safepath (a FIFO or a symlink out is
  * refused), read in today's shape (common/upgrade.c; a newer build's result
- * is refused). The upgrade leaves a result already in today's shape as it
- * was, so its integrity digest is the one of the file as written; a result
- * old enough to need reshaping predates integrity (its absence is a
- * finding). */
+ * is refused). The upgrade leaves a version-2 result as it was; an older
+ * one gets the keys its build did not write as null (not_recorded), which
+ * check_integrity() takes out again to hash the file as written; a result
+ * old enough to need its power reshaped predates integrity (its absence is
+ * a finding). */
 static json_t *load(const char *dir, const char *name, char *err, size_t len) {
     json_t *r = safepath_load_json(dir, name, NULL, err, len);
     char why[256];
@@ -65,7 +67,13 @@ static int check_integrity(struct findings *f, const json_t *res, const char *di
         return 0;
     }
     const char *want = jstr(in, "result_sha256");
-    if (canon_sha256(res, sha) != 0 || !want || strcmp(sha, want))
+    /* The digest is of the file as its build wrote it: without the nulls
+     * result_upgrade() gave an older result (not_recorded). */
+    json_t *as_written = json_deep_copy(res);
+    result_upgrade_undo(as_written);
+    int hashed = canon_sha256(as_written, sha);
+    json_decref(as_written);
+    if (hashed != 0 || !want || strcmp(sha, want))
         finding(f,
                 "integrity.result_sha256: result.json %.64s, its content now hashes to %s "
                 "(result.json was edited after the run)",
@@ -95,6 +103,19 @@ static int check_integrity(struct findings *f, const json_t *res, const char *di
                     name, json_string_value(v) ? json_string_value(v) : "(none)", sha);
     }
     return 0;
+}
+
+/* result.json against the table of its keys (result/keys.h: each key
+ * present, of its type, null only with its reason); what it lacks or has
+ * wrong is a finding each, so a result of another shape fails closed. */
+static void check_keys(struct findings *f, const json_t *res) {
+    char lines[32][256];
+    size_t n = result_keys_check(res, lines, 32);
+    f->compared++;
+    for (size_t i = 0; i < n && i < 32; i++)
+        finding(f, "%s", lines[i]);
+    if (n > 32)
+        finding(f, "... and %zu more findings of result.json's keys", n - 32);
 }
 
 static void check_reportable(struct findings *f, const json_t *res) {
@@ -191,6 +212,7 @@ static int check_run(struct findings *f, const json_t *res, const char *dir, con
     }
     struct logset ls = {1, &h, &recs, NULL};
     recompute_check(f, res, &ls, 0);
+    check_keys(f, res);
     check_reportable(f, res);
     free(recs);
     return 0;
@@ -354,6 +376,7 @@ static int check_repeated(struct findings *f, const json_t *res, const char *dir
         return -1;
     struct logset ls = {1, &h, &recs, NULL};
     recompute_check(f, res, &ls, 0);
+    check_keys(f, res);
     check_reportable(f, res);
     free(recs);
     return 0;
@@ -442,7 +465,8 @@ static int check_merged(struct findings *f, const json_t *res, const char *dir, 
         rc = check_integrity(f, res, dir, "", err, len);
     if (rc == 0) {
         recompute_check(f, res, &ls, 1);
-        check_reportable(f, res);
+        check_keys(f, res);
+    check_reportable(f, res);
     }
     for (unsigned k = 0; k < ls.n; k++)
         free(ls.recs[k]);

@@ -4,6 +4,7 @@
 #include "upgrade.h"
 
 #include <stdio.h>
+#include <string.h>
 
 /* 1 -> 2: telemetry.power was one object, the CPU package's
  * {source, mean_w, peak_w}, or null with telemetry.power_unavailable_reason
@@ -42,6 +43,126 @@ static int power_to_sources(json_t *root) {
     return 0;
 }
 
+/* 1 -> 2: the keys builds of version 1 began to write one after another
+ * (CHANGELOG.md, "Added during version 1"), which result.schema.json marks
+ * required: a version-1 result lacking one has it as null, named in
+ * not_recorded.keys with the reason, so that it has the current shape and a
+ * reader can tell "not recorded" from "measured as nothing". A path's `[]`
+ * is each element of an array, `*` each value of a map. The top-level keys
+ * among them that may be null in any result have a reason key of their own
+ * beside them (result/keys.c), which says the same. */
+static const char *const v1_added[] = {"storage",
+                                       "storage_reason",
+                                       "stragglers",
+                                       "stragglers_reason",
+                                       "storage_baseline",
+                                       "storage_baseline_reason",
+                                       "placement",
+                                       "placement_reason",
+                                       "run_id",
+                                       "run_id_reason",
+                                       "provenance",
+                                       "verification",
+                                       "oplog",
+                                       "reportable",
+                                       "nonreportable_reasons",
+                                       "integrity",
+                                       "totals.aops_per_watt_platform",
+                                       "config.cache",
+                                       "config.phase_barrier",
+                                       "config.placement",
+                                       "config.search_threads",
+                                       "config.search_threads_rule",
+                                       "config.corpus.manifest.expected",
+                                       "containers[].cpus",
+                                       "containers[].mems",
+                                       "containers[].cpus_allowed",
+                                       "containers[].mems_allowed",
+                                       "containers[].memory_includes_swap",
+                                       "system.disks[].firmware",
+                                       "system.disks[].numa_node",
+                                       "system.disks[].pcie_link_speed",
+                                       "system.disks[].pcie_link_width",
+                                       "telemetry.steal_pct",
+                                       "telemetry.series[].steal_pct",
+                                       "windows.*.seconds",
+                                       "windows.*.intervals",
+                                       "windows.*.overlap_share",
+                                       "windows.*.exclusive",
+                                       "windows.*.steal_pct",
+                                       "windows.*.disk_read_bytes",
+                                       "windows.*.workload_read_bytes",
+                                       "windows.*.served_from_disk"};
+#define V1_REASON "not recorded by schema version 1"
+
+/* Each object path (from o) names; add: set the last segment to null where
+ * absent, counting how many; else remove it where null. */
+static size_t walk(json_t *o, const char *path, int add) {
+    const char *dot = strchr(path, '.');
+    size_t len = dot ? (size_t)(dot - path) : strlen(path), n = 0;
+    char key[64];
+    int each = len >= 2 && path[len - 2] == '[' && path[len - 1] == ']';
+    if (!json_is_object(o) || len - (each ? 2 : 0) >= sizeof key)
+        return 0;
+    snprintf(key, sizeof key, "%.*s", (int)(len - (each ? 2 : 0)), path);
+    if (!dot) {
+        json_t *v = json_object_get(o, key);
+        if (add && !v)
+            return json_object_set_new(o, key, json_null()) == 0;
+        if (!add &&
+            (json_is_null(v) || (json_is_string(v) && !strcmp(json_string_value(v), V1_REASON))))
+            json_object_del(o, key);
+        return 0;
+    }
+    if (!strcmp(key, "*")) {
+        const char *k;
+        json_t *v;
+        json_object_foreach(o, k, v) n += walk(v, dot + 1, add);
+        return n;
+    }
+    json_t *v = json_object_get(o, key);
+    if (!each)
+        return walk(v, dot + 1, add);
+    size_t i;
+    json_t *e;
+    json_array_foreach(v, i, e) n += walk(e, dot + 1, add);
+    return n;
+}
+
+static int v1_fill(json_t *root) {
+    json_t *keys = json_array();
+    if (!keys)
+        return -1;
+    for (size_t i = 0; i < sizeof v1_added / sizeof *v1_added; i++)
+        if (walk(root, v1_added[i], 1))
+            json_array_append_new(keys, json_string(v1_added[i]));
+    /* a reason key beside its null, in the words of the rest */
+    const char *own[] = {"storage", "stragglers", "storage_baseline", "placement", "run_id"};
+    for (size_t i = 0; i < sizeof own / sizeof *own; i++) {
+        char r[32];
+        snprintf(r, sizeof r, "%s_reason", own[i]);
+        if (json_is_null(json_object_get(root, own[i])) && json_is_null(json_object_get(root, r)))
+            json_object_set_new(root, r, json_string(V1_REASON));
+    }
+    if (!json_array_size(keys)) {
+        json_decref(keys);
+        return 0;
+    }
+    return json_object_set_new(root, "not_recorded",
+                               json_pack("{s:s, s:o}", "reason", V1_REASON, "keys", keys));
+}
+
+void result_upgrade_undo(json_t *root) {
+    json_t *nr = json_object_get(root, "not_recorded");
+    size_t i;
+    json_t *k;
+    json_array_foreach(json_object_get(nr, "keys"), i, k) {
+        if (json_is_string(k))
+            walk(root, json_string_value(k), 0);
+    }
+    json_object_del(root, "not_recorded");
+}
+
 int result_upgrade(json_t *root, char *err, size_t errlen) {
     if (!json_is_object(root)) {
         snprintf(err, errlen, "not a harness result (not a JSON object)");
@@ -60,7 +181,7 @@ int result_upgrade(json_t *root, char *err, size_t errlen) {
                                              : "");
         return -1;
     }
-    if (ver < 2 && power_to_sources(root) != 0) {
+    if (ver < 2 && (power_to_sources(root) != 0 || v1_fill(root) != 0)) {
         snprintf(err, errlen, "out of memory reading a schema 1 result");
         return -1;
     }

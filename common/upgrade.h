@@ -19,11 +19,18 @@
 /* Reads root, a loaded result.json, into the current shape in place.
  * Returns the schema_version the file was written as (1 ..
  * RESULT_SCHEMA_VERSION); schema_version itself is left as written, so a
- * reader still knows which build's result it holds. A result already in the
- * current shape is left exactly as it was (its integrity digest holds).
+ * reader still knows which build's result it holds. A version-2 result is
+ * left exactly as it was (its integrity digest holds); a version-1 result
+ * gets the keys its build did not write yet as null, listed with the reason
+ * in not_recorded (result_upgrade_undo() takes them out again, for its
+ * digest).
  * -1 with one line in err when root is no object, has no integer
  * schema_version, or one this build does not know (a newer build's: no
  * guessing at a shape it has not seen). */
 int result_upgrade(json_t *root, char *err, size_t errlen);
+
+/* The nulls result_upgrade() added and not_recorded removed: root as its
+ * build wrote it but for the reshaped power (which predates integrity). */
+void result_upgrade_undo(json_t *root);
 
 #endif

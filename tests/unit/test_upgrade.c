@@ -2,8 +2,10 @@
  * here by hand in each version's shape (CHANGELOG.md is the reference):
  * a schema 1 power object {source, mean_w, peak_w} becomes the one package
  * entry of an array, a schema 1 null becomes that entry unmeasured with the
- * old power_unavailable_reason, a late schema 1 array and a schema 2 result
- * are left exactly as they were (their integrity digests hold), and what is
+ * old power_unavailable_reason, the keys a version-1 build had not written
+ * yet become null, named in not_recorded, a late schema 1 array and a
+ * schema 2 result are left as they were (but for those nulls, which
+ * result_upgrade_undo() takes out again for the digest), and what is
  * not a version this build reads (none, not an integer, 0, a newer build's)
  * is refused with one line. */
 #include <string.h>
@@ -68,7 +70,38 @@ static void v1_null(void) {
     json_decref(r);
 }
 
-/* Already the current shape: not one byte changes. */
+/* 1 -> 2: the keys builds of version 1 had not written yet (CHANGELOG.md),
+ * null where the object around them is, each path named once. */
+static void v1_not_recorded(void) {
+    json_t *r = parse("{\"schema_version\":1,\"telemetry\":{\"power\":[]},\"config\":{},"
+                      "\"containers\":[{\"id\":0},{\"id\":1,\"cpus\":\"0-1\"}],"
+                      "\"windows\":{\"s3\":{\"seconds\":2.5}},\"integrity\":{}}");
+    char err[256] = "";
+    CHECK(result_upgrade(r, err, sizeof err) == 1);
+    CHECK(json_is_null(jget(r, "storage")) && json_is_null(jget(r, "provenance")));
+    CHECK(jstr(r, "storage_reason") &&
+          !strcmp(jstr(r, "storage_reason"), "not recorded by schema version 1"));
+    CHECK(json_is_null(jget(r, "config.cache")));
+    CHECK(jget(r, "config.corpus") == NULL); /* no object to hold it: not invented */
+    CHECK(json_is_null(jget(r, "containers.0.cpus")));
+    CHECK(jstr(r, "containers.1.cpus") && !strcmp(jstr(r, "containers.1.cpus"), "0-1"));
+    CHECK(jnum(r, "windows.s3.seconds") == 2.5 && json_is_null(jget(r, "windows.s3.exclusive")));
+    CHECK(json_is_object(jget(r, "integrity"))); /* present: left alone */
+    json_t *keys = jget(r, "not_recorded.keys");
+    size_t i, cpus = 0, integ = 0;
+    json_t *k;
+    json_array_foreach(keys, i, k) {
+        cpus += !strcmp(json_string_value(k), "containers[].cpus");
+        integ += !strcmp(json_string_value(k), "integrity");
+    }
+    CHECK(cpus == 1 && integ == 0);
+    CHECK(jstr(r, "not_recorded.reason") &&
+          !strcmp(jstr(r, "not_recorded.reason"), "not recorded by schema version 1"));
+    json_decref(r);
+}
+
+/* Already the current shape: not one byte changes (a version-1 one: but
+ * for the keys it lacks, not_recorded). */
 static void unchanged(void) {
     const char *texts[] = {
         "{\"schema_version\":1,\"telemetry\":{\"power\":[{\"source\":null,\"scope\":\"package\","
@@ -83,6 +116,12 @@ static void unchanged(void) {
         json_t *r = parse(texts[i]), *orig = json_deep_copy(r);
         char err[256] = "";
         CHECK(result_upgrade(r, err, sizeof err) == (int)jnum(orig, "schema_version"));
+        /* a version-1 result also gets the keys its build did not write, as
+         * null, listed in not_recorded; taken out again, it is as it was */
+        if (jnum(orig, "schema_version") == 1) {
+            CHECK(json_is_object(json_object_get(r, "not_recorded")));
+            result_upgrade_undo(r);
+        }
         CHECKF(json_equal(r, orig), "text %zu changed", i);
         json_decref(r);
         json_decref(orig);
@@ -120,6 +159,7 @@ static void refused(void) {
 int main(void) {
     v1_object();
     v1_null();
+    v1_not_recorded();
     unchanged();
     refused();
     return unit_done("test_upgrade");
