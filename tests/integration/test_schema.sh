@@ -6,6 +6,9 @@
 #     against the real stack: each validates;
 #   - the validator is no rubber stamp: the single run's result with a key of the wrong type, an
 #     unknown top-level key, a fixed key removed, each fails; a file that is not JSON exits 2;
+#   - the key table (result/keys.c): the merged and the repeated result have every top-level key
+#     of the single run (null with its reason where it cannot be merged), harness check passes
+#     the single, repeated, shard and merged results and names a null without its reason;
 #   - KNOWN_GAPS below pins today's distance from the contract of issue 37, so that new drift
 #     fails here and a gap closed shows (and fails until it is taken off the list): where SPEC.md's
 #     fixed keys and the schema disagree (tests/schema/spec_keys.py), keys the schema lets be null
@@ -74,6 +77,26 @@ for r in "${ALL[@]}"; do
     check_eq "$r/result.json validates against result.schema.json" "" "$(grep -F "$TMP/$r/result.json: " <<<"$out")"
 done
 check "the repeat result is the one with repeats{}" jq -e '.repeats.n == 2' "$TMP/rep/result.json"
+
+# ---- the key table (result/keys.c): harness check's own check of each result's keys -----------
+# A merged and a repeated result have every top-level key a single run has; harness check (its
+# key findings among the rest) passes each result that has a log to recompute from.
+for r in rep m; do
+    check_eq "$r/result.json has every top-level key of the single run" "" \
+        "$(comm -23 <(jq -r 'keys[]' "$TMP/one/result.json" | sort) <(jq -r 'keys[]' "$TMP/$r/result.json" | sort))"
+done
+check_eq "the merged result: what cannot be merged is null, its reason beside it" \
+    "null not merged null not merged" \
+    "$(jq -r '"\(.placement) \(.placement_reason[0:10]) \(.attribution) \(.attribution_unavailable.run[0:10])"' "$TMP/m/result.json")"
+for r in one rep s0 m; do
+    out=$("$HARNESS" check "$TMP/$r" 2>&1)
+    check_eq "harness check $r: exit 0 ($(grep -m1 'DIFFERS\|harness check' <<<"$out"))" 0 $?
+done
+cp -r "$TMP/one" "$TMP/nokey"
+jq 'del(.placement_reason) | .placement = null' "$TMP/one/result.json" >"$TMP/nokey/result.json"
+out=$("$HARNESS" check "$TMP/nokey" 2>&1)
+check_eq "harness check of a null without its reason: exit 1" 1 $?
+check_contains "... naming the key" "placement: null without its reason (placement_reason)" "$out"
 
 # ---- the validator rejects what breaks the schema ----------------------------------------------
 # Each broken on purpose from the single run's result, all checked in one validator run.
@@ -224,7 +247,6 @@ null-without-reason .histograms.workloads.*.patterns.ordered.min_ns
 null-without-reason .histograms.workloads.*.patterns.point.min_ns
 null-without-reason .histograms.workloads.*.patterns.range.min_ns
 null-without-reason .histograms.workloads.*.ttfb_ms.min_ns
-null-without-reason .merge
 null-without-reason .placement.cores_per_container
 null-without-reason .placement.server_cpus
 null-without-reason .provenance.build.exe_sha256
@@ -397,14 +419,11 @@ null-without-reason .shards[].windows.search.served_from_disk
 null-without-reason .shards[].windows.search.steal_pct
 null-without-reason .shards[].windows.search.write_Bps
 null-without-reason .shards[].windows.search.write_iops
-null-without-reason .storage
 null-without-reason .storage.dataset_bytes
 null-without-reason .storage.dataset_to_memory
 null-without-reason .storage.disk_read_bytes
 null-without-reason .storage.memory_bytes
 null-without-reason .storage.served_from_disk
-null-without-reason .storage_baseline
-null-without-reason .stragglers
 null-without-reason .stragglers.aops_at_median
 null-without-reason .stragglers.ops_at_median
 null-without-reason .stragglers.tail_share
@@ -474,7 +493,6 @@ null-without-reason .system.topology.numa_nodes
 null-without-reason .system.topology.numa_nodes[]
 null-without-reason .system.topology.numa_nodes[].memory_bytes
 null-without-reason .system.topology.threads_per_core
-null-without-reason .telemetry
 null-without-reason .telemetry.cpu_util
 null-without-reason .telemetry.devices
 null-without-reason .telemetry.read_Bps
@@ -584,8 +602,8 @@ null-without-reason .workloads.tick.oversleep_ms.p50
 null-without-reason .workloads.tick.oversleep_ms.p95
 null-without-reason .workloads.tick.oversleep_ms.p99
 
-# A merged result against a single run: the keys it lacks (issue 37: every key of a single
-# run, null with a reason where it cannot be merged) and the ones only it has.
+# A merged result against a single run, below the top level (where it has every key a single
+# run has, result/keys.c): the section keys it lacks and the ones only it has.
 merged-adds config.containers_per_shard
 merged-adds config.shards
 merged-adds containers[].shard
@@ -601,25 +619,14 @@ merged-adds telemetry.series[].dt
 merged-adds telemetry.series[].ops_per_s
 merged-adds telemetry.series[].power_platform_w
 merged-adds telemetry.series[].workload_read_Bps
-merged-lacks attribution
-merged-lacks attribution_sources
-merged-lacks attribution_unavailable
-merged-lacks coordinator
-merged-lacks counters
-merged-lacks counters_unavailable
 merged-lacks oplog.file
 merged-lacks oplog.format
 merged-lacks oplog.record_bytes
 merged-lacks oplog.records
-merged-lacks placement
-merged-lacks run_id
-merged-lacks server_counts
-merged-lacks server_counts_unavailable
 merged-lacks storage.cache
 merged-lacks storage.dataset_bytes
 merged-lacks storage.dataset_to_memory
 merged-lacks storage.memory_bytes
-merged-lacks storage_baseline
 merged-lacks system.backends
 merged-lacks system.clusters
 merged-lacks system.command_line
@@ -651,15 +658,12 @@ merged-lacks telemetry.read_pct_of_baseline
 merged-lacks telemetry.samples
 merged-lacks telemetry.series[].workloads
 
-# The version-1 fixtures after result_upgrade() (harness upgrade): the tiny runs' (of builds
-# before provenance, integrity and the rest that CHANGELOG.md lists as added during version 1)
-# lack only keys later builds added; the report's samples are hand-written and carry keys of
-# a shape no build wrote (a top-level "harness", config.corpus.manifest{files, bytes, sha256}).
+# The version-1 fixtures after result_upgrade() (harness upgrade): the tiny runs' validate (the
+# keys their builds had not written yet are null, listed in not_recorded); the report's samples
+# are hand-written and carry keys of a shape no build wrote (a top-level "harness",
+# config.corpus.manifest{files, bytes, sha256}).
 fixture-invalid tests/fixtures/result-sample-a.json (schema_version 1, upgraded)
 fixture-invalid tests/fixtures/result-sample-b.json (schema_version 1, upgraded)
-fixture-lacks-later-keys tests/fixtures/result-tiny-a.json (schema_version 1, upgraded)
-fixture-lacks-later-keys tests/fixtures/result-tiny-b.json (schema_version 1, upgraded)
-fixture-lacks-later-keys tests/fixtures/result-v1-tiny.json (schema_version 1, upgraded)
 EOF
 )
 now=$(gaps | sort)
