@@ -115,7 +115,7 @@ void results_print_summary(const json_t *res, const char *dir, FILE *f) {
     }
     if (json_is_true(json_object_get(res, "reportable")))
         fprintf(f, "  reportable: yes\n");
-    else if (json_object_get(res, "reportable")) {
+    else if (json_is_boolean(json_object_get(res, "reportable"))) { /* null: not judged */
         const json_t *why = json_object_get(res, "nonreportable_reasons");
         fprintf(f, "  reportable: no (%zu reason%s)\n", json_array_size(why),
                 json_array_size(why) == 1 ? "" : "s");

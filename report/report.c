@@ -116,9 +116,9 @@ static void headline(struct sbuf *b, const json_t *r) {
               "<span id=\"reportable\" class=\"%s\" data-reportable=\"%s\">%s</span></div>"
               "<div class=\"note\">",
               rep ? "valid" : "invalid", rep ? "true" : "false",
-              rep                                ? "reportable"
-              : json_object_get(r, "reportable") ? "not reportable"
-                                                 : "not judged");
+              rep                                                 ? "reportable"
+              : json_is_boolean(json_object_get(r, "reportable")) ? "not reportable"
+                                                                  : "not judged");
     sb_printf(b, "%zu reason%s</div></div>\n</div>\n", json_array_size(nrr),
               json_array_size(nrr) == 1 ? "" : "s");
 
