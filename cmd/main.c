@@ -14,9 +14,9 @@
 #include "../check/check.h"
 #include "../coordinator/cmdline.h"
 #include "../coordinator/commands.h"
-#include "../coordinator/runtime.h"
 #include "../report/csv.h"
 #include "../report/report.h"
+#include "../runtime/runtime.h"
 #include "../telemetry/baseline.h"
 #include "../workloads/workload.h"
 

@@ -29,7 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "search_reader.h"
+#include "reader.h"
 
 enum { OP_OPEN = 0, OP_READ = 1, OP_CLOSE = 2 };
 #define PAGE 4096u

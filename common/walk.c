@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "search_walk.h"
+#include "walk.h"
 
 #define LEVEL_BUF (32u << 10)
 

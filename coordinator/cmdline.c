@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../placement/shard.h"
 #include "../telemetry/power_redfish.h"
 #include "../workloads/workload.h"
-#include "shard.h"
 
 void options_usage(FILE *f) {
     char schemes[64];

@@ -4,8 +4,8 @@
 #ifndef AOPS_PLACEMENT_RUN_H
 #define AOPS_PLACEMENT_RUN_H
 
+#include "../result/run.h"
 #include "placement.h"
-#include "run.h"
 
 struct placement_run {
     struct topology *topo; /* NULL when unknown and nothing was asked of it */

@@ -18,9 +18,9 @@
 
 #include "../common/json.h"
 #include "../containers/cgroup.h"
+#include "../placement/placement_run.h"
 #include "figures.h"
 #include "histjson.h"
-#include "placement_run.h"
 #include "results.h"
 #include "throughput.h"
 #include "windows.h"

@@ -18,8 +18,8 @@
 
 #include <signal.h>
 
-#include "results.h"
-#include "run.h"
+#include "../result/results.h"
+#include "../result/run.h"
 
 struct runtime;
 

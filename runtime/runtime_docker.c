@@ -40,9 +40,9 @@
 #include "../common/mountinfo.h"
 #include "../common/util.h"
 #include "../containers/docker.h"
+#include "../coordinator/cmdline.h"
+#include "../placement/placement.h"
 #include "../workloads/workload.h"
-#include "cmdline.h"
-#include "placement.h"
 #include "runtime_priv.h"
 
 #define IN_CONTAINER "/run/aops"

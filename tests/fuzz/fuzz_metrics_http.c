@@ -4,7 +4,7 @@
  * search sees it. The parse must route every request somewhere (400 when
  * nothing else fits), never read past it, and agree with a reading of its
  * own on the plain cases. */
-#include "../../coordinator/metrics.h"
+#include "../../metrics/metrics.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -5,7 +5,7 @@
  * overflow (UBSan) or a leak. */
 #include <jansson.h>
 
-#include "../../coordinator/merge.h"
+#include "../../fleet/merge.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
