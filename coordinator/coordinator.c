@@ -686,8 +686,14 @@ static void coord_write(struct coord *c, int64_t t_start) {
         .server_check = c->sc,
         .t0_epoch = c->released ? c->t0_wall : 0,
         .cache = c->cache,
+        .placement_config = placement_config_json(cfg),
+        .placement = placement_json(c->r.place),
+        .container_placement = placement_containers_json(&c->r),
     };
     json_t *res = results_build(&rep);
+    json_decref(rep.placement_config);
+    json_decref(rep.placement);
+    json_decref(rep.container_placement);
     if (!res) {
         fprintf(stderr, "harness: out of memory building the result\n");
         c->code = EXIT_INVALID;

@@ -18,7 +18,6 @@
 
 #include "../common/json.h"
 #include "../containers/cgroup.h"
-#include "../placement/placement_run.h"
 #include "figures.h"
 #include "histjson.h"
 #include "results.h"
@@ -32,6 +31,12 @@ json_t *results_latency_json(const struct hist *h) {
                      (double)hist_quantile(h, 0.50) / 1e6, "p95",
                      (double)hist_quantile(h, 0.95) / 1e6, "p99",
                      (double)hist_quantile(h, 0.99) / 1e6, "max", (double)h->max / 1e6);
+}
+
+/* A value another layer made and the caller handed in (borrowed): a new
+ * reference to it, or null when none was. */
+static json_t *handed(json_t *v) {
+    return v ? json_incref(v) : json_null();
 }
 
 /* config: the harness's own settings, then each workload's part. */
@@ -221,7 +226,7 @@ static json_t *containers_json(const struct run_report *rep) {
             json_object_set_new(c, "runtime_id", json_string(we->runtime_id));
         json_object_set_new(c, "memory_includes_swap",
                             r->swap_limited < 0 ? json_null() : json_boolean(r->swap_limited));
-        placement_container_json(r->place, i, s->cpus_seen, s->mems_seen, c);
+        json_object_update(c, json_array_get(rep->container_placement, i));
         json_array_append_new(containers, c);
     }
     return containers;
@@ -281,7 +286,7 @@ json_t *results_build(const struct run_report *rep) {
     json_t *windows = windows_build(rep);
 
     json_t *config = config_json(cfg, lay, rep->cgroups, warnings);
-    json_object_set_new(config, "placement", placement_config_json(cfg));
+    json_object_set_new(config, "placement", handed(rep->placement_config));
     json_t *system = inventory_json(cfg, warnings);
     if (rep->servers)
         json_object_set(system, "backends", rep->servers);
@@ -313,7 +318,7 @@ json_t *results_build(const struct run_report *rep) {
     json_object_set_new(res, "telemetry", rep->tel ? telemetry_json(rep->tel) : json_null());
     json_object_set_new(res, "storage_baseline", telemetry_baseline_json(rep->tel));
     json_object_set_new(res, "histograms", results_hists_json(lay, tot.hists));
-    json_object_set_new(res, "placement", placement_json(r->place)); /* as made on this host */
+    json_object_set_new(res, "placement", handed(rep->placement)); /* as made on this host */
     /* The coordinator's own cost, so its overhead at scale is on record. */
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);

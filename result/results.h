@@ -46,6 +46,13 @@ struct run_report {
     json_t *cache;   /* --cache cold: what was dropped and restarted; NULL otherwise */
     /* provenance.servers: each workload's server_info(), or NULL */
     json_t *server_info;
+    /* What placement/ (a layer above) made of --placement, placed as handed
+     * (borrowed; NULL: null): config.placement, what was asked; the root
+     * "placement", as made on this host; and per container an object whose
+     * keys (cpus, mems, cores, cpus_allowed, mems_allowed) join containers[i]. */
+    json_t *placement_config;
+    json_t *placement;
+    json_t *container_placement; /* array of cfg->n objects, or NULL */
 };
 
 /* Step 1, the merge: every worker's slot summed per workload. */
