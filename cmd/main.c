@@ -16,7 +16,6 @@
 #include "../coordinator/commands.h"
 #include "../report/csv.h"
 #include "../report/report.h"
-#include "../runtime/runtime.h"
 #include "../telemetry/baseline.h"
 #include "../workloads/workload.h"
 

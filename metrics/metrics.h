@@ -36,7 +36,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../result/results.h"
 #include "../result/run.h"
 #include "../telemetry/telemetry.h"
 

@@ -21,14 +21,6 @@
 
 #include "../common/upgrade.h" /* RESULT_SCHEMA_VERSION */
 
-struct worker_end {
-    int pid; /* forked workers; -1 in a container */
-    int reaped;
-    int status;          /* raw wait status when reaped */
-    int oom_killed;      /* 1, 0, or -1 unknown */
-    char runtime_id[72]; /* the container's id (docker runtime), "" otherwise */
-};
-
 struct run_report {
     const struct run_ctx *r;
     const struct worker_end *workers;

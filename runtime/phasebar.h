@@ -15,7 +15,6 @@
 
 #include <stdint.h>
 
-#include "../result/results.h"
 #include "../result/run.h"
 
 /* Worker side: wait at barrier b. Returns 0 when released, -1 when the
