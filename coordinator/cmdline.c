@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../placement/shard.h"
 #include "../telemetry/power_redfish.h"
 #include "../workloads/workload.h"
 

@@ -20,7 +20,6 @@
 #include "../common/reportable.h"
 #include "../common/upgrade.h"
 #include "../coordinator/commands.h"
-#include "../placement/shard.h"
 #include "../result/integrity.h"
 #include "../result/results.h"
 #include "../result/summary.h"
