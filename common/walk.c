@@ -1,4 +1,4 @@
-/* search_walk.c -- ripgrep's default directory walk with getdents64.
+/* walk.c -- ripgrep's default directory walk with getdents64.
  *
  * One getdents buffer per directory level, allocated once in walk_init(), so
  * walking the Linux tree inside a measured operation costs syscalls only. An

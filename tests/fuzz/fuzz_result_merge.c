@@ -1,5 +1,5 @@
 /* fuzz_result_merge.c -- the shards' result.json files as `harness merge`
- * reads them (coordinator/merge.c's merge_results, the merge proper): up to
+ * reads them (fleet/merge.c's merge_results, the merge proper): up to
  * four documents split at FUZZ_SPLIT, each parsed by jansson as merge_cmd.c
  * does. Bad content must become invalid_reasons, never a crash, an
  * overflow (UBSan) or a leak. */
