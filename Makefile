@@ -13,7 +13,7 @@
 
 # `make` alone builds the harness: the first rule in this file is the versioned
 # objects' dependency on the stamp below, which without this would be the goal
-# (a bare `make` built build/rel/coordinator/provenance.o and nothing else).
+# (a bare `make` built build/rel/result/provenance.o and nothing else).
 .DEFAULT_GOAL := all
 
 CC      ?= gcc
@@ -88,12 +88,12 @@ override CFLAGS += -DAOPS_GIT='"$(VERSION)"' -DAOPS_CC='"$(shell $(CC) --version
 # tree becoming dirty), not only when their source does: a stamp that is
 # rewritten only when its content differs.
 $(shell mkdir -p build; echo '$(VERSION) $(COMMIT)' | cmp -s - build/version.stamp || echo '$(VERSION) $(COMMIT)' > build/version.stamp)
-VERSIONED := coordinator/provenance coordinator/rerun telemetry/inventory coordinator/merge cmd/main
+VERSIONED := result/provenance coordinator/rerun telemetry/inventory fleet/merge metrics/metrics cmd/main
 $(foreach o,$(VERSIONED),$(B)/rel/$(o).o $(B)/asan/$(o).o): build/version.stamp
 
 # One folder per layer (README, "Layout"); cmd/main.c, the command table, is the only
 # file that reaches every layer, and the only one outside the library.
-LAYERS  := common containers workloads telemetry result coordinator report check
+LAYERS  := common containers workloads telemetry result placement runtime metrics coordinator fleet report check
 SRCS    := $(wildcard $(LAYERS:%=%/*.c) workloads/*/*.c) cmd/main.c
 LIBSRCS := $(filter-out cmd/main.c,$(SRCS))
 TESTS   := $(wildcard tests/unit/test_*.c)

@@ -19,8 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "search_reader.h"
-#include "search_walk.h"
+#include "reader.h"
+#include "walk.h"
 
 #define BUF (128u << 10)
 

@@ -9,7 +9,7 @@
  *                          max (exact), pN = the ceil(N/100 x n)-th smallest (nearest
  *                          rank). The run reports the midpoint of the histogram bucket
  *                          holding that rank, within 1/128 (0.78 %) of it by the
- *                          bucket widths (coordinator/hist.h): allowed 1 %;
+ *                          bucket widths (result/hist.h): allowed 1 %;
  *   windows                per workload, its first start and last end of any record;
  *   containers             per container the same sums, its last end, its mean;
  *   invariants             with no error, every operation of every cycle ran, each

@@ -1,5 +1,5 @@
 /* verify.c -- `harness verify RUN_DIR --key PUB.pem`: is the result the one
- * that was signed? (see coordinator/integrity.c for what --sign writes.)
+ * that was signed? (see result/integrity.c for what --sign writes.)
  *
  * The DSSE envelope's signature is checked over the pre-authentication
  * encoding of its payload type and payload with the Ed25519 public key

@@ -14,7 +14,6 @@
 #include "../check/check.h"
 #include "../coordinator/cmdline.h"
 #include "../coordinator/commands.h"
-#include "../coordinator/runtime.h"
 #include "../report/csv.h"
 #include "../report/report.h"
 #include "../telemetry/baseline.h"

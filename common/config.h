@@ -51,7 +51,7 @@ struct power_opts {
     double bmc_interval;    /* seconds between two readings of a BMC */
 };
 
-/* --placement (coordinator/placement.h): none, or whole cores packed, spread
+/* --placement (placement/placement.h): none, or whole cores packed, spread
  * over L3 domains, or spread over NUMA nodes with their memory. */
 enum placement_kind { PLACE_NONE = 0, PLACE_CORES, PLACE_L3, PLACE_NUMA };
 
@@ -96,20 +96,20 @@ struct config {
     struct server_override server_over[AOPS_MAX_SERVER_OVERRIDES];
     unsigned nserver_over;
 
-    /* One host's share of a run over several (coordinator/shard.h). */
+    /* One host's share of a run over several (placement/shard.h). */
     unsigned shard, shards; /* --shard I/N; shards is 0 without it */
     double start_at;        /* --start-at, epoch seconds; 0: release when ready */
     char results_url[1024]; /* --results-url s3://BUCKET/PREFIX/ */
     unsigned peers;         /* --peers: names of --rendezvous to wait for */
     char rendezvous[256];   /* --rendezvous NAME-{i}.SUBDOMAIN */
-    /* What a worker runs in (coordinator/runtime.h). */
+    /* What a worker runs in (runtime/runtime.h). */
     enum runtime_kind runtime;
     char image[256];             /* docker: the harness image */
     char docker_host[512];       /* docker: the engine's socket */
     char container_network[128]; /* docker: host, bridge or a compose network */
     struct power_opts power;     /* --bmc and its settings */
 
-    /* --metrics-listen: the live endpoint for Prometheus (coordinator/metrics.h). */
+    /* --metrics-listen: the live endpoint for Prometheus (metrics/metrics.h). */
     char metrics_listen[256]; /* ADDR:PORT, "" when off */
     double metrics_linger;    /* seconds it stays up after the run */
     /* The drives' own baseline (telemetry/baseline.h): `harness baseline`,

@@ -8,7 +8,6 @@
 
 #include "../telemetry/power_redfish.h"
 #include "../workloads/workload.h"
-#include "shard.h"
 
 void options_usage(FILE *f) {
     char schemes[64];

@@ -1,13 +1,14 @@
-/* commands.h -- the coordinator layer's subcommands.
+/* commands.h -- the run's subcommands, and the fleet's merge.
  *
- * coordinator/ holds the run (launch, barrier, loop, runtimes, shards,
- * repeats) and the result model (slots -> result.json, histograms, the
- * repeats' statistics, the fleet merge, the summary on stdout). It uses
- * telemetry/, workloads/, containers/ and common/, and never report/: what
- * only a renderer can write (CSV) reaches it as a result_exports hook. The
- * command table (cmd/main.c) dispatches to these; the report layer brings
- * its own (report/report.h), and a workload its own in its descriptor
- * (workload.h). */
+ * coordinator/ holds one host's run (launch, barrier, loop, repeats,
+ * prepare, plan, rerun) and its command line; it drives the layers below
+ * it: result/ (slots -> result.json, histograms, the repeats' statistics,
+ * the summary on stdout), placement/, runtime/ and metrics/. fleet/ (the
+ * merge of several hosts' results) sits above it and declares its command
+ * here too. None of them uses report/: what only a renderer can write (CSV)
+ * reaches the run as a result_exports hook. The command table (cmd/main.c)
+ * dispatches to these; the report layer brings its own (report/report.h),
+ * and a workload its own in its descriptor (workload.h). */
 #ifndef AOPS_COMMANDS_H
 #define AOPS_COMMANDS_H
 
@@ -28,5 +29,8 @@ int merge_main(int argc, char **argv);   /* merge_cmd.c: ./harness merge */
 /* rerun.c: ./harness rerun RUN_DIR -- the job a result records, again. */
 int rerun_main(int argc, char **argv, const struct result_exports *ex);
 int plan_main(int argc, char **argv); /* plan.c: ./harness plan (the placement, nothing run) */
+/* worker_cmd.c: ./harness worker RUN_DIR ID N [options], the docker
+ * runtime's worker inside its container (not for people). */
+int worker_container_main(int argc, char **argv);
 
 #endif

@@ -29,26 +29,26 @@
 #include "../common/util.h"
 #include "../common/walltime.h"
 #include "../containers/cgroup_acct.h"
+#include "../metrics/metrics.h"
+#include "../placement/placement_run.h"
+#include "../placement/server_pin.h"
+#include "../placement/shard.h"
+#include "../result/integrity.h"
+#include "../result/opsrate.h"
+#include "../result/provenance.h"
+#include "../result/repeat.h"
 #include "../result/result.h"
+#include "../result/results.h"
+#include "../result/run.h"
+#include "../result/runlog.h"
+#include "../result/summary.h"
+#include "../result/throughput.h"
+#include "../runtime/phasebar.h"
+#include "../runtime/runtime.h"
 #include "../telemetry/attrib.h"
 #include "cmdline.h"
 #include "commands.h"
-#include "integrity.h"
-#include "metrics.h"
-#include "opsrate.h"
-#include "phasebar.h"
-#include "placement_run.h"
 #include "policy.h"
-#include "provenance.h"
-#include "repeat.h"
-#include "results.h"
-#include "run.h"
-#include "runlog.h"
-#include "runtime.h"
-#include "server_pin.h"
-#include "shard.h"
-#include "summary.h"
-#include "throughput.h"
 
 #define EXIT_INVALID 1
 #define EXIT_USAGE 2
@@ -686,10 +686,16 @@ static void coord_write(struct coord *c, int64_t t_start) {
         .server_check = c->sc,
         .t0_epoch = c->released ? c->t0_wall : 0,
         .cache = c->cache,
+        .placement_config = placement_config_json(cfg),
+        .placement = placement_json(c->r.place),
+        .container_placement = placement_containers_json(&c->r),
     };
     rep.servers_pinned = server_pin_results(c->pin);
     json_t *res = results_build(&rep);
     json_decref(rep.servers_pinned);
+    json_decref(rep.placement_config);
+    json_decref(rep.placement);
+    json_decref(rep.container_placement);
     if (!res) {
         fprintf(stderr, "harness: out of memory building the result\n");
         c->code = EXIT_INVALID;

@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../placement/placement.h"
 #include "../workloads/workload.h"
 #include "cmdline.h"
 #include "commands.h"
-#include "placement.h"
 
 /* A run's options, without what a run needs besides them: plan runs no
  * workload, so their settings (credentials, the corpus, the patterns) are

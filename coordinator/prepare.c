@@ -25,14 +25,14 @@
 #include <unistd.h>
 
 #include "../common/util.h"
+#include "../placement/shard.h"
+#include "../result/run.h"
 #include "../telemetry/baseline.h"
 #include "../workloads/stack_state.h"
 #include "../workloads/workload.h"
 #include "cmdline.h"
 #include "commands.h"
 #include "prepare_plan.h"
-#include "run.h"
-#include "shard.h"
 
 #define EXIT_INVALID 1
 #define EXIT_USAGE 2

@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../coordinator/repeat.h"
-#include "../coordinator/summary.h"
+#include "../result/repeat.h"
+#include "../result/summary.h"
 #include "../workloads/workload.h"
 #include "compare_figs.h"
 #include "report.h"

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../coordinator/repeat.h"
+#include "../result/repeat.h"
 #include "report_charts.h"
 
 #define MAX_WIN 8

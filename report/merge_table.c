@@ -1,6 +1,6 @@
 /* merge_table.c -- the per-host table of a merged result in `harness
  * report`: one row per shard (the text table of the summary and `harness
- * compare` is coordinator/summary.c's). A result without "shards" (one
+ * compare` is result/summary.c's). A result without "shards" (one
  * host) gets nothing. */
 #include "merge_table.h"
 #include "../common/json.h"

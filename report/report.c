@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../coordinator/repeat.h"
+#include "../result/repeat.h"
 #include "../workloads/workload.h"
 #include "csv.h"
 #include "merge_table.h"

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../coordinator/histjson.h"
+#include "../result/histjson.h"
 #include "../workloads/workload.h"
 #include "report_charts.h"
 

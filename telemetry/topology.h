@@ -5,7 +5,7 @@
  * online CPUs count: with SMT switched off the siblings are offline and the
  * cores have one thread each.
  *
- * The placement (coordinator/placement.c) hands out whole cores from it, and
+ * The placement (placement/placement.c) hands out whole cores from it, and
  * result.json's system.topology is written from it. Everything comes from
  * files under the sysroot, so fixture trees describe machines we do not
  * have; `lscpu --sysroot` reads the same trees and is what the tests check

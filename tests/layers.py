@@ -13,7 +13,12 @@ Reads every quoted #include of the C sources and headers of the layers, and
      other (db.c calls db_util.c, which takes &db_workload from db.c). Types
      shared through a header are not uses: a module's own header, included by
      each of its files, closes no circle. A reference upward through a stray
-     extern is an upward edge too.
+     extern is an upward edge too;
+  4. fails when one folder holds more than a quarter of the lines of C of all
+     the layers (SHARE_MAX), or coordinator/, one host's run, reaches
+     COORDINATOR_MAX lines: a layer that takes in every new concern erodes
+     the order as surely as an upward include does (round 3 split
+     coordinator/ to 5,059 lines, and it grew back to 10,567).
 Prints the graph (folders bottom first, each with the folders it uses and its
 lines of C, .c and .h) and every violation; exit 0 when the rule holds, 1 when not.
 
@@ -24,6 +29,9 @@ import os
 import re
 import subprocess
 import sys
+
+SHARE_MAX = 0.25  # of the lines of C (.c and .h) of all the layers, cmd/ included
+COORDINATOR_MAX = 3000  # lines of C in coordinator/
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
@@ -169,6 +177,14 @@ def main():
         problems.append("circle of " + str(len(comp)) + " files: " + ", ".join(ties))
 
     total = sum(lines.values())
+    for name in layers:
+        if total and lines[name] > SHARE_MAX * total:
+            problems.append(f"too big: {name}/ holds {lines[name]} of the {total} lines of C "
+                            f"({100.0 * lines[name] / total:.1f} %, more than "
+                            f"{100 * SHARE_MAX:.0f} %): move what is not its own to its layer")
+    if lines.get("coordinator", 0) >= COORDINATOR_MAX:
+        problems.append(f"too big: coordinator/ holds {lines['coordinator']} lines of C "
+                        f"(at most {COORDINATOR_MAX - 1}): one host's run, and nothing else")
     print("layers, bottom first (a folder may use only those below it):")
     for name in layers:
         uses = sorted(folder_edges.get(name, {}), key=lambda n: rank[n])
@@ -180,7 +196,9 @@ def main():
             print("FAIL " + p)
         print(f"{len(problems)} violation(s) of the layer rule")
         return 1
-    print("ok: every include runs downward, and no two files use each other")
+    print(f"ok: every include runs downward, no two files use each other, no folder holds more "
+          f"than {100 * SHARE_MAX:.0f} % of the {total} lines of C, and coordinator/ has fewer "
+          f"than {COORDINATOR_MAX}")
     return 0
 
 

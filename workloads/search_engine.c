@@ -19,9 +19,9 @@
 #include <unistd.h>
 
 #include "../common/util.h"
+#include "../common/walk.h"
 #include "search_engine.h"
 #include "search_simd.h"
-#include "search_walk.h"
 
 /* ripgrep's line buffer: 64 KiB, grown only for longer lines. */
 #define RG_BUFFER (64u << 10)

@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../common/reader.h"
 #include "search_match.h"
-#include "search_reader.h"
 
 #define ENGINE_SLOTS READER_SLOTS /* files read at once (io_uring) */
 #define ENGINE_BUF READER_BUF     /* per file in flight: lines up to 1 MiB */

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "search_walk.h"
+#include "../common/walk.h"
 
 /* The JIT stack of each thread's context: as search_match.c sizes its own. */
 #define PAR_JIT_STACK_START (32u << 10)

@@ -1,5 +1,5 @@
 /* search_par.h -- one search over several threads, as ripgrep runs one:
- * a parallel walk of the tree (search_walk.h's pwalk), each thread with an
+ * a parallel walk of the tree (common/walk.h's pwalk), each thread with an
  * engine of its own (reader, buffers) and its own PCRE2 match data, context
  * and JIT stack around the shared compiled pattern.
  *

@@ -319,4 +319,14 @@ int workloads_select(struct config *cfg, char *err, size_t errlen);
 /* Operations per cycle of every real (not test-only) workload: a full cycle. */
 unsigned workloads_full_cycle(void);
 
+/* "<scheme>://<bucket>/<prefix>": the store of the workload that offers the
+ * scheme. NULL with err when the URL is malformed or no workload has one. */
+const struct wl_store *store_for_url(const char *url, char *bucket, size_t blen, char *prefix,
+                                     size_t plen, const struct workload **owner, char *err,
+                                     size_t errlen);
+/* Whether s looks like "<scheme>://..." rather than a path. */
+int is_store_url(const char *s);
+/* The schemes the workloads' stores offer, "a|b" (for help texts). */
+void store_schemes(char *out, size_t len);
+
 #endif

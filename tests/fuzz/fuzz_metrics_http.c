@@ -1,10 +1,10 @@
 /* fuzz_metrics_http.c -- a request to the live /metrics endpoint as
- * coordinator/metrics_http.c reads it: at most METRICS_REQ_MAX - 1 bytes
+ * metrics/metrics_http.c reads it: at most METRICS_REQ_MAX - 1 bytes
  * from anyone who can connect, up to its first NUL as the server's string
  * search sees it. The parse must route every request somewhere (400 when
  * nothing else fits), never read past it, and agree with a reading of its
  * own on the plain cases. */
-#include "../../coordinator/metrics.h"
+#include "../../metrics/metrics.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

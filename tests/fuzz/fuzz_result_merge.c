@@ -1,11 +1,11 @@
 /* fuzz_result_merge.c -- the shards' result.json files as `harness merge`
- * reads them (coordinator/merge.c's merge_results, the merge proper): up to
+ * reads them (fleet/merge.c's merge_results, the merge proper): up to
  * four documents split at FUZZ_SPLIT, each parsed by jansson as merge_cmd.c
  * does. Bad content must become invalid_reasons, never a crash, an
  * overflow (UBSan) or a leak. */
 #include <jansson.h>
 
-#include "../../coordinator/merge.h"
+#include "../../fleet/merge.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The /metrics endpoint's limits (coordinator/metrics_http.c), against a real run of the test
+# The /metrics endpoint's limits (metrics/metrics_http.c), against a real run of the test
 # workload (no stack needed), with curl, ss and the kernel as the references:
 #   - `--metrics-listen :PORT` listens on 127.0.0.1 only (ss shows the socket's address);
 #   - eight connections that send nothing (every slot taken) delay a real scrape by 2 s at

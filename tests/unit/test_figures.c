@@ -14,9 +14,9 @@
 
 #include "../../common/json.h"
 #include "../../common/util.h"
-#include "../../coordinator/phasebar.h"
-#include "../../coordinator/stragglers.h"
-#include "../../coordinator/windows.h"
+#include "../../result/stragglers.h"
+#include "../../result/windows.h"
+#include "../../runtime/phasebar.h"
 #include "../../telemetry/series.h"
 #include "unit.h"
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "../../common/util.h"
-#include "../../coordinator/hist.h"
+#include "../../result/hist.h"
 #include "unit.h"
 
 static int cmp(const void *a, const void *b) {

@@ -13,10 +13,10 @@
 
 #include "../../common/json.h"
 #include "../../common/walltime.h"
-#include "../../coordinator/hist.h"
-#include "../../coordinator/histjson.h"
-#include "../../coordinator/merge.h"
-#include "../../coordinator/shard.h"
+#include "../../fleet/merge.h"
+#include "../../placement/shard.h"
+#include "../../result/hist.h"
+#include "../../result/histjson.h"
 #include "unit.h"
 
 #define T0 1000000000000000000LL /* the common --start-at, epoch ns */

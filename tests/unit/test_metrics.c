@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "../../coordinator/cmdline.h"
-#include "../../coordinator/metrics.h"
+#include "../../metrics/metrics.h"
 #include "../../workloads/db.h"
 #include "../../workloads/s3_util.h"
 #include "unit.h"

@@ -11,7 +11,7 @@
 
 #include "../../common/json.h"
 #include "../../coordinator/cmdline.h"
-#include "../../coordinator/repeat.h"
+#include "../../result/repeat.h"
 #include "../../telemetry/telemetry.h"
 #include "unit.h"
 

@@ -8,7 +8,7 @@
 
 #include "../../common/json.h"
 #include "../../coordinator/cmdline.h"
-#include "../../coordinator/results.h"
+#include "../../result/results.h"
 #include "../../workloads/db.h"
 #include "../../workloads/s3_util.h"
 #include "unit.h"

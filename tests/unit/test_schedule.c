@@ -3,7 +3,7 @@
  * between workers, cycles and seeds. */
 #include <string.h>
 
-#include "../../coordinator/schedule.h"
+#include "../../runtime/schedule.h"
 #include "unit.h"
 
 enum { S3 = 1190, DB = 50, SEARCH = 100, TOTAL = 1340 };

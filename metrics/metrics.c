@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "opsrate.h"
+#include "../result/opsrate.h"
 
 #ifndef AOPS_GIT
 #define AOPS_GIT "unknown"

@@ -14,67 +14,6 @@
 #include "../common/oplog.h"
 #include "../common/walltime.h"
 
-int is_store_url(const char *s) {
-    const char *p = s;
-    while (isalnum((unsigned char)*p))
-        p++;
-    return p > s && !strncmp(p, "://", 3);
-}
-
-void store_schemes(char *out, size_t len) {
-    size_t o = 0;
-    out[0] = 0;
-    for (int i = 0; workload_table[i] && o < len; i++)
-        if (workload_table[i]->store)
-            o += (size_t)snprintf(out + o, len - o, "%s%s", o ? "|" : "",
-                                  workload_table[i]->store->scheme);
-    if (!o)
-        snprintf(out, len, "none");
-}
-
-const struct wl_store *store_for_url(const char *url, char *bucket, size_t blen, char *prefix,
-                                     size_t plen, const struct workload **owner, char *err,
-                                     size_t errlen) {
-    if (!is_store_url(url)) {
-        char schemes[64];
-        store_schemes(schemes, sizeof schemes);
-        snprintf(err, errlen, "'%s' is not a URL such as %s://BUCKET/PREFIX/", url, schemes);
-        return NULL;
-    }
-    size_t sl = strcspn(url, ":");
-    const char *b = url + sl + 3, *slash = strchr(b, '/');
-    size_t bl = slash ? (size_t)(slash - b) : strlen(b);
-    if (bl == 0 || bl >= blen) {
-        snprintf(err, errlen, "'%s' names no bucket (expected %.*s://BUCKET/PREFIX/)", url, (int)sl,
-                 url);
-        return NULL;
-    }
-    const char *p = slash ? slash + 1 : "";
-    if (strlen(p) >= plen) {
-        snprintf(err, errlen, "'%s': prefix too long", url);
-        return NULL;
-    }
-    for (int i = 0; workload_table[i]; i++) {
-        const struct wl_store *s = workload_table[i]->store;
-        if (s && strlen(s->scheme) == sl && !strncmp(s->scheme, url, sl)) {
-            snprintf(bucket, blen, "%.*s", (int)bl, b);
-            snprintf(prefix, plen, "%s", p);
-            if (owner)
-                *owner = workload_table[i];
-            return s;
-        }
-    }
-    char known[128] = "";
-    size_t o = 0;
-    for (int i = 0; workload_table[i]; i++)
-        if (workload_table[i]->store)
-            o += (size_t)snprintf(known + o, sizeof known - o, "%s%s://", o ? ", " : "",
-                                  workload_table[i]->store->scheme);
-    snprintf(err, errlen, "'%s': no store for %.*s:// (known: %s)", url, (int)sl, url,
-             o ? known : "none");
-    return NULL;
-}
-
 int shard_check(const struct config *cfg, char *err, size_t errlen) {
     if (!cfg->shards && (cfg->rendezvous[0] || cfg->peers)) {
         snprintf(err, errlen, "--rendezvous and --peers need --shard I/N");

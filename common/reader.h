@@ -1,15 +1,16 @@
-/* search_reader.h -- the small interface between the search and whatever
- * opens and reads files: files go in (reader_add), files with their first
- * piece read come out (reader_next), the rest of a large file is read on
- * demand (reader_more), then the file is let go (reader_done).
+/* reader.h -- the small interface between a search (the search workload's,
+ * bench/'s) and whatever opens and reads files; it knows no workload. Files
+ * go in (reader_add), files with their first piece read come out
+ * (reader_next), the rest of a large file is read on demand (reader_more),
+ * then the file is let go (reader_done).
  *
  * Two implementations, so the two can be compared on the same search:
  * io_uring (open, first read and close of several files as linked requests
  * on direct descriptors, one syscall per batch) and plain syscalls (openat,
  * read into one buffer reused for every file, close). Neither allocates
  * after reader_open(). */
-#ifndef AOPS_SEARCH_READER_H
-#define AOPS_SEARCH_READER_H
+#ifndef AOPS_READER_H
+#define AOPS_READER_H
 
 #include <stddef.h>
 #include <stdint.h>

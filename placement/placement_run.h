@@ -4,8 +4,8 @@
 #ifndef AOPS_PLACEMENT_RUN_H
 #define AOPS_PLACEMENT_RUN_H
 
+#include "../result/run.h"
 #include "placement.h"
-#include "run.h"
 
 struct placement_run {
     struct topology *topo; /* NULL when unknown and nothing was asked of it */
@@ -33,6 +33,11 @@ void placement_lists_free(char **cpus, char **mems, unsigned n);
  * its own /proc/self/status. */
 void placement_container_json(const struct placement *p, unsigned i, const char *cpus_seen,
                               const char *mems_seen, json_t *c);
+
+/* The same for each of the run's cfg->n containers, from what its worker
+ * wrote into its slot: an array of one object each, which results_build
+ * joins into containers[] (result/ is below this layer). NULL out of memory. */
+json_t *placement_containers_json(const struct run_ctx *r);
 
 /* A reason when a worker ran elsewhere than its placement (the cpuset was
  * not applied). */

@@ -18,14 +18,13 @@
 #include "../common/config.h"
 #include "../common/oplog.h"
 #include "../common/upgrade.h"
+#include "../coordinator/commands.h"
+#include "../result/integrity.h"
 #include "../result/result.h"
+#include "../result/results.h"
+#include "../result/summary.h"
 #include "../workloads/workload.h"
-#include "commands.h"
-#include "integrity.h"
 #include "merge.h"
-#include "results.h"
-#include "shard.h"
-#include "summary.h"
 
 struct inputs {
     json_t **r;

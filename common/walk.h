@@ -1,11 +1,13 @@
-/* search_walk.h -- the directory walk ripgrep does without config: hidden
- * entries skipped, symlinks not followed, regular files only.
+/* walk.h -- the directory walk ripgrep does without config: hidden
+ * entries skipped, symlinks not followed, regular files only. The search
+ * workload walks its trees with it (and bench/ does); it knows no workload,
+ * so it sits in common/.
  *
  * Reads directories with getdents64 into buffers allocated once, so a walk
  * inside a measured operation allocates nothing. Order is the file system's,
  * as ripgrep's without --sort. */
-#ifndef AOPS_SEARCH_WALK_H
-#define AOPS_SEARCH_WALK_H
+#ifndef AOPS_WALK_H
+#define AOPS_WALK_H
 
 #include <pthread.h>
 #include <stddef.h>

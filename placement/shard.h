@@ -64,14 +64,4 @@ int shard_upload(const struct shard_state *s, const struct config *cfg, const js
  * differs by host alone (its cgroup path, corpus and patterns paths). */
 void config_hash(const json_t *config, char *out, size_t len);
 
-/* "<scheme>://<bucket>/<prefix>": the store of the workload that offers the
- * scheme. NULL with err when the URL is malformed or no workload has one. */
-const struct wl_store *store_for_url(const char *url, char *bucket, size_t blen, char *prefix,
-                                     size_t plen, const struct workload **owner, char *err,
-                                     size_t errlen);
-/* Whether s looks like "<scheme>://..." rather than a path. */
-int is_store_url(const char *s);
-/* The schemes the workloads' stores offer, "a|b" (for help texts). */
-void store_schemes(char *out, size_t len);
-
 #endif

@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "../common/json.h"
+#include "../result/stragglers.h"
+#include "../result/windows.h"
 #include "../workloads/workload.h"
-#include "stragglers.h"
-#include "windows.h"
 
 /* The machine columns: weighted by logical CPUs (shares) or summed (rates). */
 static const struct {

@@ -18,8 +18,8 @@
 #include "../common/util.h"
 #include "../containers/cgroup.h"
 #include "../containers/cgroup_acct.h"
+#include "../result/run.h"
 #include "phasebar.h"
-#include "run.h"
 #include "schedule.h"
 
 static void op_reset(struct op_result *res) {

@@ -15,8 +15,7 @@
 
 #include <stdint.h>
 
-#include "results.h"
-#include "run.h"
+#include "../result/run.h"
 
 /* Worker side: wait at barrier b. Returns 0 when released, -1 when the
  * coordinator is gone (the ready channel is closed). */

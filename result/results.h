@@ -21,14 +21,6 @@
 
 #include "../common/upgrade.h" /* RESULT_SCHEMA_VERSION */
 
-struct worker_end {
-    int pid; /* forked workers; -1 in a container */
-    int reaped;
-    int status;          /* raw wait status when reaped */
-    int oom_killed;      /* 1, 0, or -1 unknown */
-    char runtime_id[72]; /* the container's id (docker runtime), "" otherwise */
-};
-
 struct run_report {
     const struct run_ctx *r;
     const struct worker_end *workers;
@@ -47,6 +39,13 @@ struct run_report {
     /* provenance.servers: each workload's server_info(), or NULL */
     json_t *server_info;
     json_t *servers_pinned; /* placement.servers_pinned (--server-cpus), or NULL */
+    /* What placement/ (a layer above) made of --placement, placed as handed
+     * (borrowed; NULL: null): config.placement, what was asked; the root
+     * "placement", as made on this host; and per container an object whose
+     * keys (cpus, mems, cores, cpus_allowed, mems_allowed) join containers[i]. */
+    json_t *placement_config;
+    json_t *placement;
+    json_t *container_placement; /* array of cfg->n objects, or NULL */
 };
 
 /* Step 1, the merge: every worker's slot summed per workload. */

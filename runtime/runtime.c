@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "../containers/cgroup.h"
-#include "placement_run.h"
+#include "../placement/placement_run.h"
 #include "runtime_priv.h"
 
 struct rt_cgroup {

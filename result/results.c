@@ -21,7 +21,6 @@
 #include "../result/result.h"
 #include "figures.h"
 #include "histjson.h"
-#include "placement_run.h"
 #include "results.h"
 #include "throughput.h"
 #include "windows.h"
@@ -33,6 +32,12 @@ json_t *results_latency_json(const struct hist *h) {
                      (double)hist_quantile(h, 0.50) / 1e6, "p95",
                      (double)hist_quantile(h, 0.95) / 1e6, "p99",
                      (double)hist_quantile(h, 0.99) / 1e6, "max", (double)h->max / 1e6);
+}
+
+/* A value another layer made and the caller handed in (borrowed): a new
+ * reference to it, or null when none was. */
+static json_t *handed(json_t *v) {
+    return v ? json_incref(v) : json_null();
 }
 
 /* config: the harness's own settings, then each workload's part. */
@@ -222,7 +227,7 @@ static json_t *containers_json(const struct run_report *rep) {
             json_object_set_new(c, "runtime_id", json_string(we->runtime_id));
         json_object_set_new(c, "memory_includes_swap",
                             r->swap_limited < 0 ? json_null() : json_boolean(r->swap_limited));
-        placement_container_json(r->place, i, s->cpus_seen, s->mems_seen, c);
+        json_object_update(c, json_array_get(rep->container_placement, i));
         json_array_append_new(containers, c);
     }
     return containers;
@@ -268,7 +273,7 @@ json_t *results_build(const struct run_report *rep) {
     json_t *windows = windows_build(rep);
 
     json_t *config = config_json(cfg, lay, rep->cgroups, warnings);
-    json_object_set_new(config, "placement", placement_config_json(cfg));
+    json_object_set_new(config, "placement", handed(rep->placement_config));
     json_t *system = inventory_json(cfg, warnings);
     if (rep->servers)
         json_object_set(system, "backends", rep->servers);
@@ -303,7 +308,7 @@ json_t *results_build(const struct run_report *rep) {
     result_put(res, RK_STORAGE_BASELINE, telemetry_baseline_json(rep->tel),
                telemetry_baseline_why(rep->tel));
     result_put(res, RK_HISTOGRAMS, results_hists_json(lay, tot.hists), NULL);
-    json_t *placement = placement_json(r->place); /* as made on this host */
+    json_t *placement = rep->placement ? json_incref(rep->placement) : NULL; /* as made here */
     if (placement && rep->servers_pinned)
         json_object_set(placement, "servers_pinned", rep->servers_pinned);
     result_put(res, RK_PLACEMENT, placement, "out of memory");

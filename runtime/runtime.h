@@ -18,8 +18,7 @@
 
 #include <signal.h>
 
-#include "results.h"
-#include "run.h"
+#include "../result/run.h"
 
 struct runtime;
 
@@ -66,8 +65,11 @@ const char *runtime_cgroup_parent(const struct runtime *rt);
 /* Remove every cgroup / container of the run, unmap the slots. */
 void runtime_free(struct runtime *rt);
 
-/* `harness worker RUN_DIR ID [options]`: a worker inside a container (the
- * docker runtime's command). Never returns on success. */
-int worker_container_main(int argc, char **argv);
+/* Worker id of n inside a container (the docker runtime's side of its run
+ * directory dir: the slots file and the FIFOs), with cfg as the command
+ * line `harness worker` gave it (coordinator/worker_cmd.c: the options are
+ * read a layer above). Never returns on success; 2 or 3 with one line on
+ * stderr. */
+int worker_container_run(const char *dir, unsigned id, unsigned n, struct config *cfg);
 
 #endif

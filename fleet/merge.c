@@ -12,13 +12,13 @@
 
 #include "../common/json.h"
 #include "../common/walltime.h"
+#include "../result/figures.h"
+#include "../result/histjson.h"
 #include "../result/result.h"
+#include "../result/results.h"
+#include "../result/windows.h"
 #include "../workloads/workload.h"
-#include "figures.h"
 #include "fleet.h"
-#include "histjson.h"
-#include "results.h"
-#include "windows.h"
 
 #ifndef AOPS_GIT
 #define AOPS_GIT "unknown"

@@ -104,6 +104,17 @@ void placement_container_json(const struct placement *p, unsigned i, const char 
     json_object_set_new(c, "mems_allowed", mems_seen[0] ? json_string(mems_seen) : json_null());
 }
 
+json_t *placement_containers_json(const struct run_ctx *r) {
+    json_t *all = json_array();
+    for (unsigned i = 0; all && i < r->cfg->n; i++) {
+        const struct worker_slot *s = run_slot(r, i);
+        json_t *c = json_object();
+        placement_container_json(r->place, i, s->cpus_seen, s->mems_seen, c);
+        json_array_append_new(all, c);
+    }
+    return all;
+}
+
 void placement_verify_run(const struct run_ctx *r, unsigned forked, json_t *reasons) {
     if (!r->place)
         return;

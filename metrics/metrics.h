@@ -36,9 +36,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../result/run.h"
 #include "../telemetry/telemetry.h"
-#include "results.h"
-#include "run.h"
 
 struct metrics;
 

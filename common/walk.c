@@ -1,4 +1,4 @@
-/* search_walk.c -- ripgrep's default directory walk with getdents64.
+/* walk.c -- ripgrep's default directory walk with getdents64.
  *
  * One getdents buffer per directory level, allocated once in walk_init(), so
  * walking the Linux tree inside a measured operation costs syscalls only. An
@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "search_walk.h"
+#include "walk.h"
 
 #define LEVEL_BUF (32u << 10)
 

@@ -40,9 +40,8 @@
 #include "../common/mountinfo.h"
 #include "../common/util.h"
 #include "../containers/docker.h"
+#include "../placement/placement.h"
 #include "../workloads/workload.h"
-#include "cmdline.h"
-#include "placement.h"
 #include "runtime_priv.h"
 
 #define IN_CONTAINER "/run/aops"
@@ -548,23 +547,8 @@ const struct runtime_ops runtime_docker_ops = {
 
 /* ---- inside the container ---- */
 
-int worker_container_main(int argc, char **argv) {
-    /* harness worker RUN_DIR ID N [options] */
-    if (argc < 4) {
-        fprintf(stderr, "usage: harness worker RUN_DIR ID N [options] (the docker runtime's "
-                        "worker; not for people)\n");
-        return 2;
-    }
-    const char *dir = argv[1];
-    unsigned id = (unsigned)atoi(argv[2]), n = (unsigned)atoi(argv[3]);
-    struct config *cfg = calloc(1, sizeof *cfg);
+int worker_container_run(const char *dir, unsigned id, unsigned n, struct config *cfg) {
     char err[1024], path[4200];
-    if (!cfg)
-        return 3;
-    if (options_load(cfg, argc, argv, 4, err, sizeof err) != 0) {
-        fprintf(stderr, "harness worker: %s\n", err);
-        return 2;
-    }
     cfg->n = n;
     struct run_ctx r = {.cfg = cfg, .id_base = cfg->shard * n}; /* --shard: global ids */
     if (id >= n || layout_build(cfg, &r.lay, err, sizeof err) != 0) {

@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 #include "../common/config.h"
-#include "run.h"
+#include "../result/run.h"
 
 struct server_pin;
 

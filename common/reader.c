@@ -1,4 +1,4 @@
-/* search_reader.c -- the io_uring and pread readers behind search_reader.h.
+/* reader.c -- the io_uring and pread readers behind reader.h.
  *
  * Most source files are small, so the cost of a search over a warm page
  * cache is per file: an open, a read, a close, and the copy into a buffer
@@ -29,7 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "search_reader.h"
+#include "reader.h"
 
 enum { OP_OPEN = 0, OP_READ = 1, OP_CLOSE = 2 };
 #define PAGE 4096u

@@ -147,6 +147,16 @@ static inline struct oplog_rec *slot_log(const struct run_ctx *r, struct worker_
     return (struct oplog_rec *)((unsigned char *)s + r->lay.log_off);
 }
 
+/* What the coordinator saw of each worker's end: the runtimes fill it
+ * (runtime.h), the result reads it (results.h). */
+struct worker_end {
+    int pid; /* forked workers; -1 in a container */
+    int reaped;
+    int status;          /* raw wait status when reaped */
+    int oom_killed;      /* 1, 0, or -1 unknown */
+    char runtime_id[72]; /* the container's id (docker runtime), "" otherwise */
+};
+
 /* worker.c: the body of a forked worker. Never returns. */
 void worker_main(const struct run_ctx *r, unsigned id) __attribute__((noreturn));
 
