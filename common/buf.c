@@ -42,7 +42,7 @@ int buf_reserve(struct buf *b, size_t more) {
     return 0;
 }
 
-int buf_add(struct buf *b, const void *s, size_t n) {
+int buf_add_grow(struct buf *b, const void *s, size_t n) {
     if (buf_reserve(b, n) != 0)
         return -1;
     if (n)
@@ -50,10 +50,6 @@ int buf_add(struct buf *b, const void *s, size_t n) {
     b->len += n;
     b->p[b->len] = 0;
     return 0;
-}
-
-int buf_puts(struct buf *b, const char *s) {
-    return buf_add(b, s, strlen(s));
 }
 
 /* Straight into the room there is, and only when that is too small a second
