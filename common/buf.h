@@ -35,7 +35,8 @@ int buf_add_grow(struct buf *b, const void *s, size_t n);
 static inline int buf_add(struct buf *b, const void *s, size_t n) {
     if (b->err || n >= b->cap - b->len) /* cap > len whenever p is set */
         return buf_add_grow(b, s, n);
-    memcpy(b->p + b->len, s, n);
+    if (n) /* s may be NULL for nothing: memcpy's arguments never may */
+        memcpy(b->p + b->len, s, n);
     b->len += n;
     b->p[b->len] = 0;
     return 0;
