@@ -82,7 +82,7 @@ int main(int argc, char **argv) {
     struct metrics_run run = {&r, we, n, 1, 1, 0, -1, NULL};
     struct metrics_labels lab;
     metrics_labels_init(&lab, &cfg);
-    struct mbuf b = {0};
+    struct buf b = {0};
     /* Without the cache every histogram is walked: every worker adding to
      * every histogram between two scrapes, the worst case. With it, as here
      * between scrapes of a finished run, none is. */
@@ -146,7 +146,7 @@ int main(int argc, char **argv) {
            "%.4f %% of one core at a %.3g s interval\n",
            ok, server / (ok ? ok : 1) * 1e6, 100 * server / (ok ? ok : 1) / interval, interval);
     metrics_close(m);
-    mbuf_free(&b);
+    buf_free(&b);
     free(r.shm);
     free(we);
     options_free(&cfg);

@@ -1,9 +1,14 @@
 /* json.c -- see json.h. */
 #include "json.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 json_t *jget(const json_t *root, const char *path) {
     char key[128];
@@ -49,4 +54,72 @@ const char *jstr(const json_t *root, const char *path) {
 
 json_t *json_num_or_null(double x, int ok) {
     return ok && isfinite(x) ? json_real(x) : json_null();
+}
+
+/* fsync the directory that holds path, so a rename into it survives a
+ * crash. A filesystem that cannot sync a directory says EINVAL: nothing more
+ * can be done there, and the file itself is on disk. */
+static int sync_dir_of(const char *path) {
+    char dir[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    size_t n = slash ? (size_t)(slash - path) : 1;
+    if (n >= sizeof dir)
+        return errno = ENAMETOOLONG, -1;
+    if (!slash)
+        memcpy(dir, ".", 2);
+    else if (n == 0)
+        memcpy(dir, "/", 2);
+    else
+        memcpy(dir, path, n), dir[n] = 0;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int rc = fsync(fd) == 0 || errno == EINVAL ? 0 : -1;
+    int e = errno;
+    close(fd);
+    errno = e;
+    return rc;
+}
+
+int json_write_atomic_mode(const char *path, const json_t *j, size_t flags, mode_t mode) {
+    /* A name of this thread's own (no other writer, in this process or any
+     * other, has its tid), and O_EXCL: a file left by a writer that crashed
+     * with a tid since reused is not ours to delete, so the next name is
+     * tried. O_NOFOLLOW: a symbolic link planted at the name is not
+     * followed. */
+    char tmp[PATH_MAX + 48];
+    int fd = -1;
+    for (int n = 0; fd < 0 && n < 8; n++) {
+        int k = snprintf(tmp, sizeof tmp, "%s.%ld.%d.tmp", path, (long)gettid(), n);
+        if (k < 0 || (size_t)k >= sizeof tmp)
+            return errno = ENAMETOOLONG, -1;
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+        if (fd < 0 && errno != EEXIST)
+            return -1;
+    }
+    if (fd < 0)
+        return -1; /* EEXIST eight times */
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        int e = errno;
+        close(fd);
+        unlink(tmp);
+        return errno = e, -1;
+    }
+    errno = 0;
+    int ok = json_dumpf(j, f, flags) == 0 && fflush(f) == 0 && fsync(fd) == 0;
+    int e = errno ? errno : EINVAL; /* jansson fails without errno on a value it cannot encode */
+    if (fclose(f) != 0 && ok)
+        ok = 0, e = errno;
+    if (ok && rename(tmp, path) != 0)
+        ok = 0, e = errno;
+    if (!ok) {
+        unlink(tmp);
+        return errno = e, -1;
+    }
+    return sync_dir_of(path);
+}
+
+int json_write_atomic(const char *path, const json_t *j, size_t flags) {
+    return json_write_atomic_mode(path, j, flags, 0666);
 }

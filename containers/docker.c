@@ -7,34 +7,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/buf.h"
+
 #define API "/v1.41"
 
 struct docker {
     CURL *h;
     char socket[512];
     char version[64];
-    char *buf; /* the response body */
-    size_t len, cap;
+    struct buf body; /* the response body */
     char curlerr[CURL_ERROR_SIZE];
 };
-
-static size_t on_body(char *p, size_t sz, size_t n, void *ud) {
-    struct docker *d = ud;
-    size_t len = sz * n;
-    if (d->len + len + 1 > d->cap) {
-        size_t cap = d->cap ? d->cap : 4096;
-        while (cap < d->len + len + 1)
-            cap *= 2;
-        char *b = realloc(d->buf, cap);
-        if (!b)
-            return 0; /* libcurl stops with a write error */
-        d->buf = b, d->cap = cap;
-    }
-    memcpy(d->buf + d->len, p, len);
-    d->len += len;
-    d->buf[d->len] = 0;
-    return len;
-}
 
 /* The engine's own words for an error body: {"message": "..."}. */
 static void engine_message(const json_t *body, long status, char *err, size_t errlen) {
@@ -49,9 +32,7 @@ long docker_request(struct docker *d, const char *method, const char *path, cons
     char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
     struct curl_slist *hdr =
         body ? curl_slist_append(NULL, "Content-Type: application/json") : NULL;
-    d->len = 0;
-    if (d->buf)
-        d->buf[0] = 0;
+    buf_reset(&d->body);
     d->curlerr[0] = 0;
     curl_easy_setopt(d->h, CURLOPT_URL, url);
     curl_easy_setopt(d->h, CURLOPT_CUSTOMREQUEST, method);
@@ -82,7 +63,7 @@ long docker_request(struct docker *d, const char *method, const char *path, cons
     }
     long status = 0;
     curl_easy_getinfo(d->h, CURLINFO_RESPONSE_CODE, &status);
-    json_t *j = d->len ? json_loads(d->buf, 0, NULL) : NULL;
+    json_t *j = d->body.len ? json_loads(d->body.p, 0, NULL) : NULL;
     if (status >= 300)
         engine_message(j, status, err, errlen);
     if (out)
@@ -101,8 +82,9 @@ struct docker *docker_open(const char *socket_path, char *err, size_t errlen) {
     }
     snprintf(d->socket, sizeof d->socket, "%s", socket_path);
     curl_easy_setopt(d->h, CURLOPT_UNIX_SOCKET_PATH, d->socket);
-    curl_easy_setopt(d->h, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(d->h, CURLOPT_WRITEDATA, d);
+    /* no memory for the body: libcurl stops with a write error */
+    curl_easy_setopt(d->h, CURLOPT_WRITEFUNCTION, buf_curl_write);
+    curl_easy_setopt(d->h, CURLOPT_WRITEDATA, &d->body);
     curl_easy_setopt(d->h, CURLOPT_ERRORBUFFER, d->curlerr);
     curl_easy_setopt(d->h, CURLOPT_NOSIGNAL, 1L);
     /* Creating a container can take seconds on a loaded engine; none takes minutes. */
@@ -128,7 +110,7 @@ void docker_close(struct docker *d) {
     if (!d)
         return;
     curl_easy_cleanup(d->h);
-    free(d->buf);
+    buf_free(&d->body);
     free(d);
 }
 

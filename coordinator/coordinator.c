@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/json.h"
 #include "../common/util.h"
 #include "../common/walltime.h"
 #include "../containers/cgroup_acct.h"
@@ -1034,7 +1035,7 @@ static int run_cmd(struct config *cfg, int64_t t_start, const struct result_expo
         json_pack("{s:i, s:o}", "schema_version", RESULT_SCHEMA_VERSION, "points", points);
     char path[sizeof cfg->out + 16];
     snprintf(path, sizeof path, "%s/sweep.json", base);
-    if (json_dump_file(sweep, path, JSON_INDENT(2)) != 0)
+    if (json_write_atomic(path, sweep, JSON_INDENT(2)) != 0)
         fprintf(stderr, "harness: cannot write %s\n", path);
     json_decref(sweep);
     fprintf(stdout, "sweep results: %s/sweep.json\n", base);

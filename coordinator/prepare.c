@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/json.h"
 #include "../common/util.h"
 #include "../placement/shard.h"
 #include "../result/run.h"
@@ -61,11 +62,8 @@ static json_t *record_load(const char *path) {
 /* Written whole or not at all (a temporary renamed over it). A record that
  * cannot be written is said once: the prepare goes on. */
 static void record_save(const char *path, json_t *r, int *warned) {
-    char tmp[4400];
-    snprintf(tmp, sizeof tmp, "%s.%d.tmp", path, (int)getpid());
-    if (json_dump_file(r, tmp, JSON_INDENT(2) | JSON_SORT_KEYS) == 0 && rename(tmp, path) == 0)
+    if (json_write_atomic(path, r, JSON_INDENT(2) | JSON_SORT_KEYS) == 0)
         return;
-    unlink(tmp);
     if (!*warned)
         fprintf(stderr, "harness prepare: cannot write the prepare record %s: %s\n", path,
                 strerror(errno));

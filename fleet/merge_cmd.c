@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "../common/config.h"
+#include "../common/json.h"
 #include "../common/oplog.h"
 #include "../common/upgrade.h"
 #include "../coordinator/commands.h"
@@ -242,7 +243,8 @@ static void keep_shards(const struct config *cfg, struct inputs *in, json_t *res
         snprintf(rel, sizeof rel, "shards/shard-%d.result.json", idx);
         snprintf(lrel, sizeof lrel, "shards/shard-%d.%s", idx, OPLOG_FILE);
         snprintf(path, sizeof path, "%s/%s", dir, rel);
-        json_dump_file(in->r[i], path, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+        if (json_write_atomic(path, in->r[i], JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0)
+            fprintf(stderr, "harness merge: cannot write %s: %s\n", path, strerror(errno));
         log_name(in->name[i], src, sizeof src);
         char *data = NULL;
         size_t len = 0;

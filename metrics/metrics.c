@@ -12,7 +12,6 @@
 #include "metrics.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,63 +35,6 @@ static const uint64_t bound_ns[METRICS_NBOUNDS] = {
     5000000ULL,     10000000ULL,     25000000ULL,    50000000ULL,   100000000ULL,   250000000ULL,
     500000000ULL,   1000000000ULL,   2500000000ULL,  5000000000ULL, 10000000000ULL, 25000000000ULL,
     50000000000ULL, 100000000000ULL, 250000000000ULL};
-
-/* ---- a growable buffer --------------------------------------------------------------- */
-
-int mbuf_reserve(struct mbuf *b, size_t more) {
-    if (b->oom)
-        return -1;
-    if (b->len + more + 1 <= b->cap)
-        return 0;
-    size_t cap = b->cap ? b->cap : 16384;
-    while (cap < b->len + more + 1)
-        cap *= 2;
-    char *p = realloc(b->p, cap);
-    if (!p) {
-        b->oom = 1;
-        return -1;
-    }
-    b->p = p;
-    b->cap = cap;
-    return 0;
-}
-
-void mbuf_add(struct mbuf *b, const char *s, size_t n) {
-    if (mbuf_reserve(b, n) != 0)
-        return;
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = 0;
-}
-
-static void mbuf_puts(struct mbuf *b, const char *s) {
-    mbuf_add(b, s, strlen(s));
-}
-
-__attribute__((format(printf, 2, 3))) static void mbuf_printf(struct mbuf *b, const char *fmt,
-                                                              ...) {
-    va_list ap;
-    for (int tries = 0; tries < 2; tries++) {
-        if (mbuf_reserve(b, 256) != 0)
-            return;
-        va_start(ap, fmt);
-        int n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
-        va_end(ap);
-        if (n < 0)
-            return;
-        if ((size_t)n < b->cap - b->len) {
-            b->len += (size_t)n;
-            return;
-        }
-        if (mbuf_reserve(b, (size_t)n) != 0)
-            return;
-    }
-}
-
-void mbuf_free(struct mbuf *b) {
-    free(b->p);
-    memset(b, 0, sizeof *b);
-}
 
 /* ---- labels ------------------------------------------------------------------------------ */
 
@@ -134,13 +76,13 @@ void metrics_labels_init(struct metrics_labels *l, const struct config *cfg) {
 }
 
 /* A label value, escaped as both formats want: backslash, quote, newline. */
-static void put_escaped(struct mbuf *b, const char *s) {
+static void put_escaped(struct buf *b, const char *s) {
     while (*s) {
         size_t plain = strcspn(s, "\\\"\n");
-        mbuf_add(b, s, plain);
+        buf_add(b, s, plain);
         s += plain;
         if (*s) {
-            mbuf_add(b, *s == '\n' ? "\\n" : *s == '"' ? "\\\"" : "\\\\", 2);
+            buf_add(b, *s == '\n' ? "\\n" : *s == '"' ? "\\\"" : "\\\\", 2);
             s++;
         }
     }
@@ -163,7 +105,7 @@ static size_t escape_to(char *d, size_t cap, size_t n, const char *s, int esc) {
 /* ---- the exposition ------------------------------------------------------------------------ */
 
 struct expo {
-    struct mbuf *b;
+    struct buf *b;
     const struct metrics_labels *l;
     int om;            /* OpenMetrics */
     char common[1600]; /* run_id="..",shard="..",host=".." escaped, made once per scrape */
@@ -184,12 +126,12 @@ static void family(struct expo *e, const char *name, enum ftype t, const char *u
     /* "# WHAT name[suffix] text\n", without printf: a scrape writes many. */
 #define META(what, suffix, text)                                                                   \
     do {                                                                                           \
-        mbuf_puts(e->b, "# " what " ");                                                            \
-        mbuf_puts(e->b, name);                                                                     \
-        mbuf_puts(e->b, suffix);                                                                   \
-        mbuf_add(e->b, " ", 1);                                                                    \
-        mbuf_puts(e->b, text);                                                                     \
-        mbuf_add(e->b, "\n", 1);                                                                   \
+        buf_puts(e->b, "# " what " ");                                                             \
+        buf_puts(e->b, name);                                                                      \
+        buf_puts(e->b, suffix);                                                                    \
+        buf_add(e->b, " ", 1);                                                                     \
+        buf_puts(e->b, text);                                                                      \
+        buf_add(e->b, "\n", 1);                                                                    \
     } while (0)
     if (e->om) {
         META("TYPE", "", om_types[t]);
@@ -204,13 +146,13 @@ static void family(struct expo *e, const char *name, enum ftype t, const char *u
 }
 
 /* v in decimal at the end of b, without printf. */
-static void put_u64(struct mbuf *b, uint64_t v) {
+static void put_u64(struct buf *b, uint64_t v) {
     char d[24];
     int i = sizeof d;
     do
         d[--i] = (char)('0' + v % 10);
     while ((v /= 10) && i > 0);
-    mbuf_add(b, d + i, sizeof d - (size_t)i);
+    buf_add(b, d + i, sizeof d - (size_t)i);
 }
 
 /* name{run_id=..,shard=..,host=..,k=v...} and the space before the value;
@@ -218,37 +160,37 @@ static void put_u64(struct mbuf *b, uint64_t v) {
 #define KV(...) ((const char *const[]){__VA_ARGS__, NULL})
 #define NOKV ((const char *const[]){NULL})
 static void sample_start(struct expo *e, const char *name, const char *const *kv) {
-    mbuf_puts(e->b, name);
-    mbuf_add(e->b, e->common, e->ncommon);
+    buf_puts(e->b, name);
+    buf_add(e->b, e->common, e->ncommon);
     for (; kv[0] && kv[1]; kv += 2) {
-        mbuf_add(e->b, ",", 1);
-        mbuf_puts(e->b, kv[0]);
-        mbuf_add(e->b, "=\"", 2);
+        buf_add(e->b, ",", 1);
+        buf_puts(e->b, kv[0]);
+        buf_add(e->b, "=\"", 2);
         put_escaped(e->b, kv[1]);
-        mbuf_add(e->b, "\"", 1);
+        buf_add(e->b, "\"", 1);
     }
-    mbuf_puts(e->b, "} ");
+    buf_puts(e->b, "} ");
 }
 
 static void val_u64(struct expo *e, uint64_t v) {
     put_u64(e->b, v);
-    mbuf_add(e->b, "\n", 1);
+    buf_add(e->b, "\n", 1);
 }
 
 /* A float with full precision; NaN and infinities as both formats spell them. */
 static void val_f(struct expo *e, double v) {
     if (isnan(v))
-        mbuf_puts(e->b, "NaN\n");
+        buf_puts(e->b, "NaN\n");
     else if (isinf(v))
-        mbuf_puts(e->b, v > 0 ? "+Inf\n" : "-Inf\n");
+        buf_puts(e->b, v > 0 ? "+Inf\n" : "-Inf\n");
     else
-        mbuf_printf(e->b, "%.17g\n", v);
+        buf_printf(e->b, "%.17g\n", v);
 }
 
 /* Nanoseconds as exact decimal seconds. */
 static void val_ns(struct expo *e, uint64_t ns) {
-    mbuf_printf(e->b, "%llu.%09llu\n", (unsigned long long)(ns / 1000000000ULL),
-                (unsigned long long)(ns % 1000000000ULL));
+    buf_printf(e->b, "%llu.%09llu\n", (unsigned long long)(ns / 1000000000ULL),
+               (unsigned long long)(ns % 1000000000ULL));
 }
 
 static uint64_t ld64(const uint64_t *p) {
@@ -537,7 +479,7 @@ static void render_telemetry(struct expo *e, const struct metrics_run *run) {
     }
 }
 
-void metrics_render(struct mbuf *b, const struct metrics_run *run, const struct metrics_labels *l,
+void metrics_render(struct buf *b, const struct metrics_run *run, const struct metrics_labels *l,
                     struct metrics_cache *cache, int openmetrics, int64_t now) {
     struct expo e = {.b = b, .l = l, .om = openmetrics, .cache = cache};
     unsigned entries = run->r->cfg->n * run->r->lay.nwl;
@@ -556,10 +498,8 @@ void metrics_render(struct mbuf *b, const struct metrics_run *run, const struct 
     e.ncommon = escape_to(e.common, sizeof e.common, e.ncommon, l->host, 1);
     e.ncommon = escape_to(e.common, sizeof e.common, e.ncommon, "\"", 0);
     coarse_table(e.last_k);
-    b->len = 0;
-    b->oom = 0;
-    if (mbuf_reserve(b, 0) == 0)
-        b->p[0] = 0;
+    buf_reset(b);
+    buf_reserve(b, 0); /* "" even when nothing fits */
     render_run(&e, run, now);
     render_ops(&e, run);
     render_workers(&e, run);
@@ -572,5 +512,5 @@ void metrics_render(struct mbuf *b, const struct metrics_run *run, const struct 
         val_u64(&e, ++cache->renders);
     }
     if (openmetrics)
-        mbuf_puts(b, "# EOF\n");
+        buf_puts(b, "# EOF\n");
 }

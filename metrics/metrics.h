@@ -36,6 +36,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../common/buf.h"
 #include "../result/run.h"
 #include "../telemetry/telemetry.h"
 
@@ -91,16 +92,6 @@ void metrics_parse_request(const char *req, struct metrics_request *out);
 
 /* --- the exposition (metrics.c); the server above is metrics_http.c ---- */
 
-struct mbuf {
-    char *p;
-    size_t len, cap;
-    int oom; /* an allocation failed: the content is cut */
-};
-/* Room for more bytes (and a NUL); 0, or -1 with oom set. */
-int mbuf_reserve(struct mbuf *b, size_t more);
-void mbuf_add(struct mbuf *b, const char *s, size_t n);
-void mbuf_free(struct mbuf *b);
-
 struct metrics_labels {
     char run_id[256], host[256];
     unsigned shard, shards;
@@ -126,8 +117,9 @@ void metrics_cache_free(struct metrics_cache *c);
 
 /* The whole exposition of run at now (CLOCK_MONOTONIC ns) into b (emptied
  * first): OpenMetrics 1.0.0 when openmetrics, else text format 0.0.4.
- * cache may be NULL (every histogram is walked). */
-void metrics_render(struct mbuf *b, const struct metrics_run *run, const struct metrics_labels *l,
+ * cache may be NULL (every histogram is walked). b->err set: an allocation
+ * failed and the text is cut. */
+void metrics_render(struct buf *b, const struct metrics_run *run, const struct metrics_labels *l,
                     struct metrics_cache *cache, int openmetrics, int64_t now);
 
 #endif

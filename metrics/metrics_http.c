@@ -44,7 +44,7 @@ struct conn {
     int64_t opened, deadline; /* accepted; closed past deadline */
     char req[REQ_MAX];
     size_t rlen;
-    struct mbuf out; /* the whole response; kept (its capacity) for the next connection */
+    struct buf out; /* the whole response; kept (its capacity) for the next connection */
     size_t off;
 };
 
@@ -52,7 +52,7 @@ struct conn {
  * RENDER_REUSE_NS of it is answered from it unless the run has ended or its
  * verdict been written since (the final figures are never held back). */
 struct rendered {
-    struct mbuf body;
+    struct buf body;
     int64_t at;
     int valid, ended, verdict;
 };
@@ -277,7 +277,7 @@ static void respond(struct conn *c, const char *status, const char *ctype, const
     /* The body is already in c->out when it is the exposition: put the head
      * in front of it. */
     if (body == c->out.p) {
-        if (mbuf_reserve(&c->out, (size_t)n) == 0) {
+        if (buf_reserve(&c->out, (size_t)n) == 0) {
             memmove(c->out.p + n, c->out.p, c->out.len + 1);
             memcpy(c->out.p, h, (size_t)n);
             c->out.len += (size_t)n;
@@ -285,14 +285,13 @@ static void respond(struct conn *c, const char *status, const char *ctype, const
                 c->out.len = (size_t)n;
         }
     } else {
-        c->out.len = 0;
-        c->out.oom = 0;
-        mbuf_add(&c->out, h, (size_t)n);
+        buf_reset(&c->out);
+        buf_add(&c->out, h, (size_t)n);
         if (!head)
-            mbuf_add(&c->out, body, blen);
+            buf_add(&c->out, body, blen);
     }
-    if (c->out.oom) {
-        c->out.oom = 0;
+    if (c->out.err) {
+        c->out.err = 0;
         conn_close(c); /* no memory for even the answer: the client sees the connection end */
         return;
     }
@@ -357,19 +356,18 @@ static void handle_request(struct metrics *m, struct conn *c, const struct metri
     if (!last->valid || now - last->at >= RENDER_REUSE_NS || last->ended != run->ended ||
         last->verdict != run->verdict) {
         metrics_render(&last->body, run, &m->labels, &m->cache, om, now);
-        last->valid = !last->body.oom;
-        last->body.oom = 0;
+        last->valid = !last->body.err;
+        last->body.err = 0;
         last->at = now;
         last->ended = run->ended;
         last->verdict = run->verdict;
     }
-    c->out.len = 0;
-    c->out.oom = 0;
+    buf_reset(&c->out);
     if (last->valid)
-        mbuf_add(&c->out, last->body.p, last->body.len);
-    if (!last->valid || c->out.oom) {
+        buf_add(&c->out, last->body.p, last->body.len);
+    if (!last->valid || c->out.err) {
         static const char b[] = "out of memory\n";
-        c->out.oom = 0;
+        c->out.err = 0;
         respond(c, "503 Service Unavailable", text, b, sizeof b - 1, head);
         return;
     }
@@ -471,14 +469,14 @@ void metrics_close(struct metrics *m) {
         return;
     for (int i = 0; i < METRICS_MAX_CONNS; i++) {
         conn_close(&m->conns[i]);
-        mbuf_free(&m->conns[i].out);
+        buf_free(&m->conns[i].out);
     }
     if (m->lfd >= 0)
         close(m->lfd);
     if (m->tfd >= 0)
         close(m->tfd);
     for (int k = 0; k < 2; k++)
-        mbuf_free(&m->last[k].body);
+        buf_free(&m->last[k].body);
     metrics_cache_free(&m->cache);
     free(m);
 }

@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "../common/cpulist.h"
+#include "../common/json.h"
 #include "../workloads/stack_state.h"
 
 #define PINS_FILE "server-pins.json"
@@ -284,17 +285,10 @@ static int state_write(const struct server_pin *sp, char *err, size_t errlen) {
     }
     json_t *j = json_pack("{s:{s:i, s:I}, s:s, s:o}", "coordinator", "pid", (int)getpid(), "start",
                           (json_int_t)start_time(getpid()), "cpus", sp->cpus, "pins", pins);
-    char tmp[4400];
-    snprintf(tmp, sizeof tmp, "%s.%d.tmp", sp->state, (int)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    int ok = fd >= 0 && j && json_dumpfd(j, fd, JSON_COMPACT) == 0 && fsync(fd) == 0;
-    int e = errno;
-    if (fd >= 0)
-        close(fd);
+    int ok = j && json_write_atomic_mode(sp->state, j, JSON_COMPACT, 0600) == 0;
+    int e = j ? errno : ENOMEM;
     json_decref(j);
-    if (!ok || rename(tmp, sp->state) != 0) {
-        e = ok ? errno : e;
-        unlink(tmp);
+    if (!ok) {
         snprintf(err, errlen,
                  "--server-cpus: cannot record the servers' own affinity in %s (%s): nothing "
                  "pinned",

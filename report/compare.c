@@ -730,7 +730,7 @@ static int write_html(const char *path, const struct run *runs, int n, int price
     /* A page that cannot be written is exit 1 from compare_main, not exit()
      * here: the caller frees what it holds (and a fuzzer sees a return). */
     FILE *f = fopen(path, "w");
-    int ok = f && fwrite(b.s, 1, b.len, f) == b.len;
+    int ok = f && fwrite(b.b.p, 1, b.b.len, f) == b.b.len;
     if (f && fclose(f) != 0)
         ok = 0;
     if (!ok)

@@ -633,7 +633,7 @@ static int write_file(const char *path, const struct sbuf *b, char *err, size_t 
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return -1;
     }
-    fwrite(b->s, 1, b->len, f);
+    fwrite(b->b.p, 1, b->b.len, f);
     if (ferror(f) | (fclose(f) != 0)) {
         snprintf(err, errlen, "%s: write failed", path);
         return -1;

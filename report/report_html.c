@@ -24,26 +24,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static void sb_grow(struct sbuf *b, size_t need) {
-    if (b->len + need + 1 <= b->cap)
-        return;
-    size_t cap = b->cap ? b->cap : 4096;
-    while (cap < b->len + need + 1)
-        cap *= 2;
-    char *s = realloc(b->s, cap);
-    if (!s) {
+static void sb_check(struct sbuf *b) {
+    if (b->b.err) {
         perror("harness: out of memory");
         exit(1);
     }
-    b->s = s;
-    b->cap = cap;
 }
 
 void sb_putn(struct sbuf *b, const char *s, size_t n) {
-    sb_grow(b, n);
-    memcpy(b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = 0;
+    buf_add(&b->b, s, n);
+    sb_check(b);
 }
 
 void sb_puts(struct sbuf *b, const char *s) {
@@ -52,17 +42,10 @@ void sb_puts(struct sbuf *b, const char *s) {
 
 void sb_printf(struct sbuf *b, const char *fmt, ...) {
     va_list ap;
-    char probe[1];
     va_start(ap, fmt);
-    int n = vsnprintf(probe, sizeof probe, fmt, ap);
+    buf_vprintf(&b->b, fmt, ap); /* a format error appends nothing, as vsnprintf's */
     va_end(ap);
-    if (n < 0)
-        return;
-    sb_grow(b, (size_t)n);
-    va_start(ap, fmt);
-    vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)n;
+    sb_check(b);
 }
 
 void sb_esc(struct sbuf *b, const char *s) {
@@ -92,9 +75,7 @@ void sb_esc(struct sbuf *b, const char *s) {
 }
 
 void sb_free(struct sbuf *b) {
-    free(b->s);
-    b->s = NULL;
-    b->len = b->cap = 0;
+    buf_free(&b->b);
 }
 
 size_t workload_keys(const json_t *obj, const char **out, size_t max) {

@@ -9,11 +9,14 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "../common/buf.h"
 #include "../common/json.h"
 
+/* A page being written: common/buf.h's buffer, without a cap; running out of
+ * memory ends the command ("harness: out of memory"), since half a page is no
+ * report. */
 struct sbuf {
-    char *s;
-    size_t len, cap;
+    struct buf b;
 };
 
 void sb_putn(struct sbuf *b, const char *s, size_t n);

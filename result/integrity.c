@@ -63,10 +63,7 @@ static int hash_tree(const char *dir, const char *rel, json_t *files, char *err,
 }
 
 static int write_result(const json_t *res, const char *path, char *err, size_t errlen) {
-    char tmp[4400];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    if (json_dump_file(res, tmp, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0 ||
-        rename(tmp, path) != 0) {
+    if (json_write_atomic(path, res, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0) {
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
         return -1;
     }

@@ -343,11 +343,9 @@ json_t *results_build(const struct run_report *rep) {
 }
 
 int results_write(const json_t *result, const char *dir, char *err, size_t errlen) {
-    char path[4200], tmp[4300];
+    char path[4200];
     snprintf(path, sizeof path, "%s/result.json", dir);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    if (json_dump_file(result, tmp, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0 ||
-        rename(tmp, path) != 0) {
+    if (json_write_atomic(path, result, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0) {
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
         return -1;
     }

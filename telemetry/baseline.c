@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "../common/fsread.h"
+#include "../common/json.h"
 #include "../common/walltime.h"
 #include "../workloads/stack_state.h"
 #include "../workloads/workload.h"
@@ -446,10 +447,8 @@ int baseline_run(const struct config *cfg, FILE *out) {
     free(dr);
     if (n == 0)
         fprintf(out, "harness baseline: no data drive found to measure\n");
-    char tmp[4300];
-    snprintf(tmp, sizeof tmp, "%s.tmp", file);
     int rc = measured;
-    if (n > 0 && (json_dump_file(root, tmp, JSON_INDENT(2)) != 0 || rename(tmp, file) != 0)) {
+    if (n > 0 && json_write_atomic(file, root, JSON_INDENT(2)) != 0) {
         fprintf(out, "harness baseline: cannot write %s: %s\n", file, strerror(errno));
         rc = -1;
     } else if (n > 0) {

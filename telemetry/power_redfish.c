@@ -32,8 +32,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/buf.h"
 #include "../common/config.h"
 #include "power.h"
+
+#define RF_BODY_MAX (64u << 20) /* no BMC answers 64 MiB: past it the transfer fails */
 
 int redfish_power_member(const json_t *power) {
     json_t *pc = json_object_get(power, "PowerControl");
@@ -243,32 +246,11 @@ struct rf {
     char sessions[1200]; /* the SessionService's collection, to log in again */
     char session[1200];  /* the session's URL, deleted at the end */
     char token[600];
-    char *body;
-    size_t len, cap;
+    struct buf body;                         /* the last answer, at most RF_BODY_MAX */
     char hdr_token[600], hdr_location[1200]; /* from the last response */
     char refused[600];                       /* the first URL refused for its origin, and why */
     char curl_err[CURL_ERROR_SIZE];
 };
-
-static size_t on_body(char *p, size_t sz, size_t n, void *arg) {
-    struct rf *r = arg;
-    size_t k = sz * n;
-    if (r->len + k + 1 > r->cap) {
-        size_t cap = r->cap ? r->cap : 65536;
-        while (cap < r->len + k + 1)
-            cap *= 2;
-        if (cap > (64u << 20))
-            return 0; /* no BMC answers 64 MiB: fail the transfer */
-        char *nb = realloc(r->body, cap);
-        if (!nb)
-            return 0;
-        r->body = nb, r->cap = cap;
-    }
-    memcpy(r->body + r->len, p, k);
-    r->len += k;
-    r->body[r->len] = '\0';
-    return k;
-}
 
 int redfish_header(const char *line, size_t len, const char *name, char *out, size_t outlen) {
     size_t nl = strlen(name);
@@ -332,9 +314,7 @@ static long request(struct rf *r, const char *method, const char *path, const ch
     if (resolve(r, NULL, path, url, sizeof url, err, errlen) != 0)
         return -1;
     for (int hop = 0;; hop++) {
-        r->len = 0;
-        if (r->body)
-            r->body[0] = '\0';
+        buf_reset(&r->body);
         r->hdr_token[0] = r->hdr_location[0] = '\0';
         curl_easy_setopt(r->h, CURLOPT_URL, url);
         curl_easy_setopt(r->h, CURLOPT_CUSTOMREQUEST, strcmp(method, "GET") ? method : NULL);
@@ -388,7 +368,7 @@ static json_t *get_json(struct rf *r, const char *path, long *code, char *err, s
         return NULL;
     }
     json_error_t je;
-    json_t *j = json_loadb(r->body ? r->body : "", r->len, 0, &je);
+    json_t *j = json_loadb(r->body.p ? r->body.p : "", r->body.len, 0, &je);
     if (!j)
         snprintf(err, errlen, "GET %s: not JSON (%s)", printable(path, shown, sizeof shown),
                  printable(je.text, why, sizeof why));
@@ -621,6 +601,7 @@ static int rf_open(struct power_src *s, const struct power_env *env) {
         return -1;
     }
     s->priv = r;
+    r->body.max = RF_BODY_MAX;
     r->o = env->opts;
     r->cancel = &s->cancel;
     /* scheme://host[:port], and the chassis when the URL names one */
@@ -637,8 +618,8 @@ static int rf_open(struct power_src *s, const struct power_env *env) {
     curl_easy_setopt(r->h, CURLOPT_CONNECTTIMEOUT_MS, 3000L);
     curl_easy_setopt(r->h, CURLOPT_TIMEOUT_MS, 5000L);
     curl_easy_setopt(r->h, CURLOPT_ERRORBUFFER, r->curl_err);
-    curl_easy_setopt(r->h, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(r->h, CURLOPT_WRITEDATA, r);
+    curl_easy_setopt(r->h, CURLOPT_WRITEFUNCTION, buf_curl_write);
+    curl_easy_setopt(r->h, CURLOPT_WRITEDATA, &r->body);
     curl_easy_setopt(r->h, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(r->h, CURLOPT_HEADERDATA, r);
     curl_easy_setopt(r->h, CURLOPT_NOPROGRESS, 0L);
@@ -715,7 +696,7 @@ static void rf_close(struct power_src *s) {
     curl_slist_free_all(r->hdrs);
     if (r->h)
         curl_easy_cleanup(r->h);
-    free(r->body);
+    buf_free(&r->body);
     free(r);
     s->priv = NULL;
 }

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../common/json.h"
 #include "../common/util.h"
 #include "search.h"
 #include "workload.h"
@@ -139,12 +140,11 @@ static int write_manifest(const char *pdir, const char *profile, uint64_t seed,
         json_object_set_new(man, "generator", json_string(TINY_GENERATOR));
         json_object_set_new(man, "seed", json_integer((json_int_t)seed));
     }
-    char path[4300], tmp[4400];
+    char path[4300];
     snprintf(path, sizeof path, "%s/manifest.json", pdir);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    int rc = json_dump_file(man, tmp, JSON_INDENT(2) | JSON_SORT_KEYS);
+    int rc = json_write_atomic(path, man, JSON_INDENT(2) | JSON_SORT_KEYS);
     json_decref(man);
-    if (rc == 0 && rename(tmp, path) == 0)
+    if (rc == 0)
         return 0;
     fprintf(stderr, "harness corpus: cannot write %s: %s\n", path, strerror(errno));
     return -1;

@@ -2,10 +2,12 @@
  * one libcurl GET per reading (at window edges, never in the measured loop)
  * and a small parser for the exposition format's sample lines. */
 #include <curl/curl.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/buf.h"
 #include "minio_metrics.h"
 
 #define BODY_MAX (8u << 20) /* a node's whole v2 page is ~100 KB */
@@ -96,38 +98,10 @@ int prom_sum(const char *text, const char *metric, const char *const *labels, in
 
 /* ---- fetching ----------------------------------------------------------------------------- */
 
-struct body {
-    char *buf;
-    size_t len, cap;
-    int too_big;
-};
-
-static size_t on_body(char *p, size_t size, size_t n, void *arg) {
-    struct body *b = arg;
-    size_t add = size * n;
-    if (b->len + add + 1 > BODY_MAX) {
-        b->too_big = 1;
-        return 0;
-    }
-    if (b->len + add + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 65536;
-        while (cap < b->len + add + 1)
-            cap *= 2;
-        char *nb = realloc(b->buf, cap);
-        if (!nb)
-            return 0;
-        b->buf = nb, b->cap = cap;
-    }
-    memcpy(b->buf + b->len, p, add);
-    b->len += add;
-    b->buf[b->len] = '\0';
-    return add;
-}
-
 /* GET url into *text (caller frees). 0, 1 for HTTP 404, -1 with err. */
 static int fetch(const char *url, const char *bearer, long timeout_ms, char **text, char *err,
                  size_t errlen) {
-    struct body b = {0};
+    struct buf b = {.max = BODY_MAX};
     char cerr[CURL_ERROR_SIZE] = "", auth[1024];
     struct curl_slist *hdr = NULL;
     CURL *h = curl_easy_init();
@@ -139,7 +113,7 @@ static int fetch(const char *url, const char *bearer, long timeout_ms, char **te
         curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
     }
     curl_easy_setopt(h, CURLOPT_URL, url);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, buf_curl_write);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, &b);
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, cerr);
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, timeout_ms > 0 ? timeout_ms : 5000L);
@@ -150,7 +124,7 @@ static int fetch(const char *url, const char *bearer, long timeout_ms, char **te
     curl_easy_cleanup(h);
     curl_slist_free_all(hdr);
     int ret = -1;
-    if (b.too_big)
+    if (b.err == EFBIG)
         snprintf(err, errlen, "%s: answer larger than %u bytes", url, BODY_MAX);
     else if (rc != CURLE_OK)
         snprintf(err, errlen, "%s: %s", url, cerr[0] ? cerr : curl_easy_strerror(rc));
@@ -166,9 +140,9 @@ static int fetch(const char *url, const char *bearer, long timeout_ms, char **te
     else
         ret = 0;
     if (ret == 0)
-        *text = b.buf ? b.buf : strdup("");
+        *text = b.p ? b.p : strdup("");
     else
-        free(b.buf);
+        free(b.p);
     return ret;
 }
 

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/buf.h"
 #include "../common/crc32c.h"
 #include "../common/digest.h"
 #include "s3_util.h"
@@ -90,29 +91,6 @@ uint32_t s3_object_crc(uint64_t content_seed, uint64_t size) {
     return crc;
 }
 
-struct body {
-    char *p;
-    size_t len, cap;
-};
-
-static size_t on_body(char *p, size_t sz, size_t n, void *ud) {
-    struct body *b = ud;
-    size_t len = sz * n;
-    if (b->len + len + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 1 << 16;
-        while (cap < b->len + len + 1)
-            cap *= 2;
-        char *q = realloc(b->p, cap);
-        if (!q)
-            return 0;
-        b->p = q, b->cap = cap;
-    }
-    memcpy(b->p + b->len, p, len);
-    b->len += len;
-    b->p[b->len] = 0;
-    return len;
-}
-
 int s3_manifest_get(const struct config *cfg, uint64_t off, uint64_t len, char **data, size_t *dlen,
                     char *err, size_t errlen) {
     char key[S3_KEYLEN], url[S3_URLLEN], range[64], curlerr[CURL_ERROR_SIZE] = "";
@@ -127,7 +105,7 @@ int s3_manifest_get(const struct config *cfg, uint64_t off, uint64_t len, char *
     }
     CURL *h = curl_easy_init();
     struct curl_slist *hdr = s3_get_headers();
-    struct body b = {0};
+    struct buf b = {0};
     int rc = -1;
     if (!h || !hdr) {
         snprintf(err, errlen, "out of memory");
@@ -136,7 +114,7 @@ int s3_manifest_get(const struct config *cfg, uint64_t off, uint64_t len, char *
     s3_easy_setup(h, cfg);
     curl_easy_setopt(h, CURLOPT_URL, url);
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, buf_curl_write);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, &b);
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, curlerr);
     if (len) {

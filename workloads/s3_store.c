@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../common/buf.h"
 #include "../common/walltime.h"
 #include "s3_util.h"
 #include "workload.h"
@@ -29,35 +30,13 @@
 
 struct xfer {
     CURL *h;
-    char *body;
-    size_t len, cap;
+    struct buf body;         /* the answer, at most STORE_MAX_BODY */
     const unsigned char *up; /* PUT body */
     size_t uplen, upoff;
     char date[64]; /* the Date header */
     char curlerr[CURL_ERROR_SIZE];
     long status;
 };
-
-static size_t on_body(char *p, size_t sz, size_t n, void *ud) {
-    struct xfer *x = ud;
-    size_t len = sz * n;
-    if (x->len + len + 1 > x->cap) {
-        if (x->len + len + 1 > STORE_MAX_BODY)
-            return 0; /* aborts the transfer */
-        size_t cap = x->cap ? x->cap : 16384;
-        while (cap < x->len + len + 1)
-            cap *= 2;
-        char *b = realloc(x->body, cap);
-        if (!b)
-            return 0;
-        x->body = b;
-        x->cap = cap;
-    }
-    memcpy(x->body + x->len, p, len);
-    x->len += len;
-    x->body[x->len] = 0;
-    return len;
-}
 
 static size_t on_header(char *p, size_t sz, size_t n, void *ud) {
     struct xfer *x = ud;
@@ -81,6 +60,7 @@ static size_t on_read(char *buf, size_t sz, size_t n, void *ud) {
 
 static int xfer_open(const struct config *cfg, struct xfer *x, char *err, size_t errlen) {
     memset(x, 0, sizeof *x);
+    x->body.max = STORE_MAX_BODY; /* past it the transfer is aborted */
     if (s3_check_config(cfg, err, errlen) < 0)
         return -1;
     if (!(x->h = curl_easy_init())) {
@@ -93,9 +73,8 @@ static int xfer_open(const struct config *cfg, struct xfer *x, char *err, size_t
 static void xfer_close(struct xfer *x) {
     if (x->h)
         curl_easy_cleanup(x->h);
-    free(x->body);
+    buf_free(&x->body);
     x->h = NULL;
-    x->body = NULL;
 }
 
 /* "<endpoint>/<bucket>[/<key>][?query]"; query already encoded. */
@@ -124,8 +103,8 @@ static CURLcode perform(const struct config *cfg, struct xfer *x, const char *me
     s3_easy_setup(h, cfg);
     curl_easy_setopt(h, CURLOPT_URL, url);
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, x);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, buf_curl_write);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, &x->body);
     curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(h, CURLOPT_HEADERDATA, x);
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, x->curlerr);
@@ -140,9 +119,7 @@ static CURLcode perform(const struct config *cfg, struct xfer *x, const char *me
     } else if (!strcmp(method, "HEAD")) {
         curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
     }
-    x->len = 0;
-    if (x->body)
-        x->body[0] = 0;
+    buf_reset(&x->body);
     x->date[0] = 0;
     x->curlerr[0] = 0;
     x->status = 0;
@@ -162,7 +139,7 @@ static void failure(char *err, size_t errlen, const struct config *cfg, struct x
         return;
     }
     char code[64];
-    s3_error_code(x->body ? x->body : "", x->len, code, sizeof code);
+    s3_error_code(x->body.p ? x->body.p : "", x->body.len, code, sizeof code);
     if (x->status == 403 &&
         (!*code || !strcmp(code, "InvalidAccessKeyId") || !strcmp(code, "SignatureDoesNotMatch")))
         snprintf(err, errlen, "%s: S3 rejected the credentials (403%s%s)", what, *code ? " " : "",
@@ -178,7 +155,7 @@ static void failure(char *err, size_t errlen, const struct config *cfg, struct x
 
 static int is_no_bucket(struct xfer *x) {
     char code[64];
-    s3_error_code(x->body ? x->body : "", x->len, code, sizeof code);
+    s3_error_code(x->body.p ? x->body.p : "", x->body.len, code, sizeof code);
     return x->status == 404 && !strcmp(code, "NoSuchBucket");
 }
 
@@ -199,7 +176,8 @@ static int s3_store_put(const struct config *cfg, const char *bucket, const char
     if (cc == CURLE_OK && is_no_bucket(&x)) {
         /* A fresh store: make the bucket (an answer that it exists is fine). */
         cc = perform(cfg, &x, "PUT", burl, "", 0);
-        if (cc == CURLE_OK && x.status >= 300 && !strstr(x.body ? x.body : "", "BucketAlready")) {
+        if (cc == CURLE_OK && x.status >= 300 &&
+            !strstr(x.body.p ? x.body.p : "", "BucketAlready")) {
             char bwhat[512];
             snprintf(bwhat, sizeof bwhat, "creating bucket '%s'", bucket);
             failure(err, errlen, cfg, &x, cc, bwhat, bucket);
@@ -236,14 +214,14 @@ static int s3_store_get(const struct config *cfg, const char *bucket, const char
         xfer_close(&x);
         return -1;
     }
-    if (!x.body && !(x.body = calloc(1, 1))) {
+    if (buf_reserve(&x.body, 0) != 0) { /* an empty object: "" */
         snprintf(err, errlen, "out of memory");
         xfer_close(&x);
         return -1;
     }
-    *data = x.body;
-    *len = x.len;
-    x.body = NULL;
+    *data = x.body.p;
+    *len = x.body.len;
+    x.body.p = NULL;
     xfer_close(&x);
     return 0;
 }
@@ -329,7 +307,7 @@ static int s3_store_list(const struct config *cfg, const char *bucket, const cha
             failure(err, errlen, cfg, &x, cc, what, bucket);
             goto fail;
         }
-        const char *pos = x.body ? x.body : "";
+        const char *pos = x.body.p ? x.body.p : "";
         char key[2048];
         while (xml_next(&pos, "Key", key, sizeof key) == 0) {
             if (*n == cap) {
@@ -343,10 +321,10 @@ static int s3_store_list(const struct config *cfg, const char *bucket, const cha
                 goto oom;
             (*n)++;
         }
-        pos = x.body ? x.body : "";
+        pos = x.body.p ? x.body.p : "";
         char trunc[16] = "";
         xml_next(&pos, "IsTruncated", trunc, sizeof trunc);
-        pos = x.body ? x.body : "";
+        pos = x.body.p ? x.body.p : "";
         if (strcmp(trunc, "true") || xml_next(&pos, "NextContinuationToken", token, sizeof token))
             break;
         if (page > 100000) {

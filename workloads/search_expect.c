@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "../common/digest.h"
+#include "../common/json.h"
 #include "../common/libpath.h"
 #include "../common/util.h"
 #include "search_engine.h"
@@ -111,9 +112,7 @@ static void manifest_path(const struct config *cfg, const struct search_opts *o,
 }
 
 static int write_json(const char *path, json_t *m) {
-    char tmp[4400];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    if (json_dump_file(m, tmp, JSON_INDENT(2) | JSON_SORT_KEYS) == 0 && rename(tmp, path) == 0)
+    if (json_write_atomic(path, m, JSON_INDENT(2) | JSON_SORT_KEYS) == 0)
         return 0;
     fprintf(stderr, "harness corpus: cannot write %s: %s\n", path, strerror(errno));
     return -1;

@@ -85,11 +85,11 @@ static void test_exposition(void) {
     struct worker_end we[2] = {{.pid = 1}, {.pid = 2, .reaped = 1}};
     struct metrics_run run = {&r, we, 2, 1, 1000000000LL, 0, -1, NULL};
     struct metrics_labels lab = {.run_id = "r\"1\\", .host = "h", .shard = 0, .shards = 1};
-    struct mbuf m = {0};
+    struct buf m = {0};
 
     metrics_render(&m, &run, &lab, NULL, 0, 2000000000LL);
     const char *t = m.p;
-    CHECK(t && !m.oom);
+    CHECK(t && !m.err);
     CHECK(has_line(t, "# TYPE aops_operations_total counter"));
     CHECK(value_of(t, "aops_operations_total" L ",workload=\"s3\"}") == 2378);
     CHECK(value_of(t, "aops_operations_total" L ",workload=\"db\"}") == 59);
@@ -158,7 +158,7 @@ static void test_exposition(void) {
     metrics_render(&m, &run, &lab, &cache, 0, 9000000000LL);
     CHECK(strstr(m.p, "aops_run_aops") == NULL && strstr(m.p, "aops_run_elapsed") == NULL);
 
-    mbuf_free(&m);
+    buf_free(&m);
     metrics_cache_free(&cache);
     free(r.shm);
     options_free(&cfg);

@@ -26,7 +26,7 @@ int main(void) {
     char t[64];
 
     sb_esc(&b, "<img src=x onerror='a'>&\"");
-    CHECKF(!strcmp(b.s, "&lt;img src=x onerror=&#39;a&#39;&gt;&amp;&quot;"), "%s", b.s);
+    CHECKF(!strcmp(b.b.p, "&lt;img src=x onerror=&#39;a&#39;&gt;&amp;&quot;"), "%s", b.b.p);
     sb_free(&b);
 
     CHECK(!strcmp(fmt_num(t, sizeof t, 1234567.891, 1), "1,234,567.9"));
@@ -54,28 +54,28 @@ int main(void) {
     CHECK(!strcmp(jstr(r, "config.profile"), "tiny"));
 
     sb_num(&b, "totals.aops", 12.5, 1);
-    CHECKF(strstr(b.s, "data-value=\"12.5\">12.5<") != NULL, "%s", b.s);
+    CHECKF(strstr(b.b.p, "data-value=\"12.5\">12.5<") != NULL, "%s", b.b.p);
     sb_free(&b);
     sb_num(&b, "totals.aops_per_watt", NAN, 1);
-    CHECK(strstr(b.s, "data-value=\"null\"") != NULL);
+    CHECK(strstr(b.b.p, "data-value=\"null\"") != NULL);
     sb_free(&b);
 
     /* A null in the middle splits the line; an all-null series draws nothing. */
     double x[] = {0, 1, 2, 3, 4}, y[] = {1, 2, NAN, 3, 4}, z[] = {NAN, NAN, NAN, NAN, NAN};
     struct chart_series s = {"s", x, y, 5};
     svg_line_chart(&b, "c", "title <x>", "t", "u", &s, 1, NULL, 0, 0);
-    CHECK(strstr(b.s, "data-marks=\"4\"") != NULL);
-    CHECK(strstr(b.s, "<polyline") && strstr(strstr(b.s, "<polyline") + 1, "<polyline"));
-    CHECK(strstr(b.s, "title &lt;x&gt;") != NULL);
+    CHECK(strstr(b.b.p, "data-marks=\"4\"") != NULL);
+    CHECK(strstr(b.b.p, "<polyline") && strstr(strstr(b.b.p, "<polyline") + 1, "<polyline"));
+    CHECK(strstr(b.b.p, "title &lt;x&gt;") != NULL);
     sb_free(&b);
     s.y = z;
     svg_line_chart(&b, "c", "empty", "t", "u", &s, 1, NULL, 0, 0);
-    CHECK(strstr(b.s, "data-marks=\"0\"") && !strstr(b.s, "<polyline"));
+    CHECK(strstr(b.b.p, "data-marks=\"0\"") && !strstr(b.b.p, "<polyline"));
     sb_free(&b);
     const char *labels[] = {"a", "b"};
     double v[] = {1, 2};
     svg_bar_chart(&b, "bars", "bars", "", labels, v, 2);
-    CHECK(strstr(b.s, "class=\"bar") != NULL);
+    CHECK(strstr(b.b.p, "class=\"bar") != NULL);
     sb_free(&b);
 
     char dir[] = "/tmp/aops-unit-csv.XXXXXX", err[256];

@@ -66,14 +66,14 @@ static void test_curves(void) {
     struct sbuf b = {0};
     CHECK(report_latency_curves(&b, r) == 0);
     char got[64], want[40];
-    CHECK(value_of(b.s, "workloads.x.latency_ms.p99", got, sizeof got) != NULL);
+    CHECK(value_of(b.b.p, "workloads.x.latency_ms.p99", got, sizeof got) != NULL);
     fmt_exact(want, sizeof want, (double)hist_quantile(h, 0.99) / 1e6);
     CHECKF(!strcmp(got, want), "p99 point %s, hist_quantile %s", got, want);
-    CHECK(value_of(b.s, "workloads.x.latency_ms.p50", got, sizeof got) != NULL);
+    CHECK(value_of(b.b.p, "workloads.x.latency_ms.p50", got, sizeof got) != NULL);
     fmt_exact(want, sizeof want, (double)hist_quantile(h, 0.5) / 1e6);
     CHECKF(!strcmp(got, want), "p50 point %s, hist_quantile %s", got, want);
-    CHECK(strstr(b.s, "data-chart=\"pctl-workloads\"") != NULL);
-    CHECK(strstr(b.s, "data-marks=\"0\"") == NULL);
+    CHECK(strstr(b.b.p, "data-chart=\"pctl-workloads\"") != NULL);
+    CHECK(strstr(b.b.p, "data-marks=\"0\"") == NULL);
     sb_free(&b);
 
     /* compare: a line per run, keyed by run. */
@@ -81,19 +81,19 @@ static void test_curves(void) {
     const char *labels[2] = {"A one", "B two"};
     json_object_set_new(r, "workloads", json_pack("{s:{}}", "x"));
     compare_latency_curves(&b, runs, labels, 2);
-    CHECK(value_of(b.s, "runs.1.workloads.x.latency_ms.p99", got, sizeof got) != NULL);
+    CHECK(value_of(b.b.p, "runs.1.workloads.x.latency_ms.p99", got, sizeof got) != NULL);
     fmt_exact(want, sizeof want, (double)hist_quantile(h, 0.99) / 1e6);
     CHECK(!strcmp(got, want));
-    CHECK(count(b.s, "<polyline") == 2);
+    CHECK(count(b.b.p, "<polyline") == 2);
     sb_free(&b);
 
     /* No histograms (an older build): nothing drawn, the caller says so. */
     json_t *old = json_pack("{s:{}}", "workloads");
-    CHECK(report_latency_curves(&b, old) == -1 && b.len == 0);
+    CHECK(report_latency_curves(&b, old) == -1 && b.b.len == 0);
     /* Another bucket layout is not read as this one. */
     json_object_set_new(json_object_get(json_object_get(r, "histograms"), "format"), "sub_bits",
                         json_integer(HIST_SUB_BITS + 1));
-    CHECK(report_latency_curves(&b, r) == -1 && b.len == 0);
+    CHECK(report_latency_curves(&b, r) == -1 && b.b.len == 0);
     json_decref(old);
     json_decref(r);
     free(h);
@@ -124,11 +124,11 @@ static void test_kv(void) {
     struct sbuf b = {0};
     kv_table_nested(&b, cfg, "config", "config", NULL);
     char got[64];
-    CHECK(value_of(b.s, "config.corpus.manifest.bytes", got, sizeof got) &&
+    CHECK(value_of(b.b.p, "config.corpus.manifest.bytes", got, sizeof got) &&
           !strcmp(got, "3390195"));
-    CHECKF(strstr(b.s, "{\"") == NULL && strstr(b.s, "{&quot;") == NULL, "raw JSON: %s", b.s);
-    CHECK(strstr(b.s, "class=\"grp\"") != NULL && strstr(b.s, "class=\"d2\"") != NULL);
-    CHECK(strstr(b.s, "a, b") != NULL && strstr(b.s, "(empty)") != NULL);
+    CHECKF(strstr(b.b.p, "{\"") == NULL && strstr(b.b.p, "{&quot;") == NULL, "raw JSON: %s", b.b.p);
+    CHECK(strstr(b.b.p, "class=\"grp\"") != NULL && strstr(b.b.p, "class=\"d2\"") != NULL);
+    CHECK(strstr(b.b.p, "a, b") != NULL && strstr(b.b.p, "(empty)") != NULL);
     sb_free(&b);
     json_decref(cfg);
 }
@@ -145,15 +145,17 @@ static void test_compare_table(void) {
     struct sbuf b = {0};
     compare_figs_table(&b, runs, labels, 2);
     char got[64];
-    CHECK(value_of(b.s, "ratio.1.windows.w.cpu_util.mean", got, sizeof got) && !strcmp(got, "0.5"));
-    CHECK(value_of(b.s, "runs.0.windows.w.power_w.mean", got, sizeof got) && !strcmp(got, "null"));
+    CHECK(value_of(b.b.p, "ratio.1.windows.w.cpu_util.mean", got, sizeof got) &&
+          !strcmp(got, "0.5"));
+    CHECK(value_of(b.b.p, "runs.0.windows.w.power_w.mean", got, sizeof got) &&
+          !strcmp(got, "null"));
     /* Each reason once, for both runs, escaped; a missing key is said as such. */
-    CHECKF(count(b.s, "A, B: no RAPL &lt;here&gt;</li>") == 1, "%s", b.s);
-    CHECK(strstr(b.s, "no read_Bps per window (written by an older build)</li>") != NULL);
+    CHECKF(count(b.b.p, "A, B: no RAPL &lt;here&gt;</li>") == 1, "%s", b.b.p);
+    CHECK(strstr(b.b.p, "no read_Bps per window (written by an older build)</li>") != NULL);
     sb_free(&b);
     compare_window_charts(&b, runs, labels, 2);
-    CHECK(strstr(b.s, "id=\"compare-power-unavailable\"") != NULL);
-    CHECK(strstr(b.s, "data-chart=\"compare-cpu-util\"") != NULL);
+    CHECK(strstr(b.b.p, "id=\"compare-power-unavailable\"") != NULL);
+    CHECK(strstr(b.b.p, "data-chart=\"compare-cpu-util\"") != NULL);
     sb_free(&b);
     json_decref(a);
     json_decref(b2);
@@ -165,9 +167,9 @@ static void test_bars(void) {
     struct bar_groups g = {groups, 2, series, 2, v, pk, NULL, NULL, NULL, NULL};
     struct sbuf b = {0};
     svg_group_bars(&b, "x", "t", "u", &g);
-    CHECK(count(b.s, "<rect class=\"bar") == 3);
-    CHECK(count(b.s, "class=\"peak") == 3);
-    CHECK(strstr(b.s, "data-marks=\"3\"") != NULL);
+    CHECK(count(b.b.p, "<rect class=\"bar") == 3);
+    CHECK(count(b.b.p, "class=\"peak") == 3);
+    CHECK(strstr(b.b.p, "data-marks=\"3\"") != NULL);
     sb_free(&b);
 }
 
