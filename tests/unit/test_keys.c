@@ -162,11 +162,34 @@ static void scan_file(const char *dir, const char *file, unsigned *seen) {
         }
 }
 
+/* The layers are the Makefile's LAYERS line, read here rather than listed,
+ * so that a new layer folder cannot fall out of the scan unnoticed (fleet/
+ * and the others split out of coordinator/ once did, and "merge: never put"
+ * was the only sign). */
+static size_t layers(char dirs[][64], size_t max) {
+    char path[4096], line[1024];
+    snprintf(path, sizeof path, "%s/Makefile", root_dir());
+    FILE *f = fopen(path, "r");
+    CHECKF(f != NULL, "%s", path);
+    size_t n = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "LAYERS", 6) && strstr(line, ":=")) {
+            for (char *t = strtok(strstr(line, ":=") + 2, " \t\n"); t && n < max;
+                 t = strtok(NULL, " \t\n"))
+                snprintf(dirs[n++], 64, "%s", t);
+            break;
+        }
+    if (f)
+        fclose(f);
+    return n;
+}
+
 static void sources(void) {
-    static const char *const dirs[] = {"common", "containers",  "workloads", "telemetry",
-                                       "result", "coordinator", "report",    "check"};
+    char dirs[32][64];
+    size_t nd = layers(dirs, 32);
+    CHECKF(nd >= 8, "Makefile's LAYERS names %zu folders", nd);
     unsigned seen[RK_COUNT] = {0};
-    for (size_t d = 0; d < sizeof dirs / sizeof *dirs; d++) {
+    for (size_t d = 0; d < nd; d++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", root_dir(), dirs[d]);
         DIR *dp = opendir(path);
