@@ -101,6 +101,56 @@ int cpuset_parse(const char *text, struct cpuset *out) {
     return *p ? -1 : 0;
 }
 
+static int hexval(char c) {
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
+}
+
+static int mask_parse(const char *text, struct cpuset *out) {
+    const char *b = text, *e;
+    while (isspace((unsigned char)*b))
+        b++;
+    e = b + strlen(b);
+    while (e > b && isspace((unsigned char)e[-1]))
+        e--;
+    if (e == b || e - b > CPUSET_MAX_MASK)
+        return -1;
+    /* From the last word (CPUs 0-31) back to the first: the position of a
+     * digit from the right is its bit offset, whatever the words before it. */
+    long word = 0;
+    for (const char *p = e; p > b; word++) {
+        const char *w = p;
+        while (w > b && w[-1] != ',')
+            w--;
+        if (p - w < 1 || p - w > 8 || (w > b && w - 1 == b))
+            return -1; /* an empty word, or a leading comma */
+        for (const char *q = p; q > w; q--) {
+            int v = hexval(q[-1]);
+            if (v < 0)
+                return -1;
+            long bit = word * 32 + (p - q) * 4;
+            for (int k = 0; k < 4; k++)
+                if (v >> k & 1) {
+                    if (bit + k >= CPUSET_MAX)
+                        return -1;
+                    cpuset_add(out, (int)(bit + k));
+                }
+        }
+        p = w > b ? w - 1 : b;
+    }
+    return 0;
+}
+
+int cpuset_parse_mask(const char *text, struct cpuset *out) {
+    cpuset_zero(out);
+    if (mask_parse(text, out) == 0)
+        return 0;
+    cpuset_zero(out); /* never the part of it before the fault */
+    return -1;
+}
+
 char *cpuset_format(const struct cpuset *s, char *out, size_t len) {
     size_t o = 0;
     if (len)

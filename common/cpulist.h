@@ -1,7 +1,9 @@
 /* cpulist.h -- sets of CPUs (or NUMA nodes) as the kernel writes them:
  * "0-3,8,10-11" lists (sysfs *_list files, cpuset.cpus, /proc/PID/status
- * Cpus_allowed_list), held as a fixed bitmap so the topology, the placement
- * and the cgroup layer pass them around by value without allocating.
+ * Cpus_allowed_list) and "003f0000,0000003f" hex masks (sysfs *_map and
+ * *_cpus files, nodeN/cpumap: the files lscpu reads), held as a fixed
+ * bitmap so the topology, the placement and the cgroup layer pass them
+ * around by value without allocating.
  *
  * CPUSET_MAX bounds the CPU (and node) numbers: 8,192, as Linux's
  * CONFIG_NR_CPUS on the largest distribution kernels. */
@@ -47,6 +49,18 @@ int cpuset_next(const struct cpuset *s, int cpu);
  * allowed; "" is the empty set). 0, or -1 on anything else (a number past
  * CPUSET_MAX, a reversed range, stray characters). */
 int cpuset_parse(const char *text, struct cpuset *out);
+
+/* Parse a hex mask as the kernel prints a bitmap ("%*pb"): 32-bit words of
+ * 1 to 8 hex digits, the most significant first, separated by commas
+ * ("0000,55555555,55555555" is every even CPU of 0-62); whitespace around
+ * it and a trailing newline are allowed. Any number of words, as the
+ * kernel pads to its nr_cpu_ids, but at most CPUSET_MAX_MASK characters
+ * (a sysfs page), and no set bit at or past CPUSET_MAX. 0, or -1 on
+ * anything else (an empty word, a word of 9 digits, "0x", stray
+ * characters, "" or only whitespace): a mask that cannot be read is no
+ * set, never a partial one. */
+#define CPUSET_MAX_MASK 4096
+int cpuset_parse_mask(const char *text, struct cpuset *out);
 
 /* The shortest list, "0-3,8,10-11" ("" for the empty set). Returns out;
  * a list that does not fit ends in "..." (len >= 4). */

@@ -208,7 +208,7 @@ int placement_plan(const struct topology *t, enum placement_kind kind, unsigned 
     free(eligible);
     if (kind == PLACE_NUMA)
         for (int d = 0; d < ndom; d++)
-            if (count_in[d] && !t->nodes[d].has_memory) {
+            if (count_in[d] && t->nodes[d].has_memory == 0) {
                 domain_text(t, kind, d, dt, sizeof dt);
                 fail(err, errlen,
                      "--placement numa: %s has no memory of its own (a memoryless node), so its "
@@ -242,9 +242,11 @@ int placement_plan(const struct topology *t, enum placement_kind kind, unsigned 
             cpuset_or(&s->cpus, &t->cores[k].threads);
             s->ncores++;
         }
-        if (kind == PLACE_NUMA)
+        if (kind == PLACE_NUMA) {
             cpuset_add(&s->mems, t->nodes[dom[i]].id);
-        else
+            if (t->nodes[dom[i]].has_memory < 0)
+                cpuset_add(&out->mem_unknown, t->nodes[dom[i]].id);
+        } else
             s->mems = t->mem_nodes;
     }
     rc = 0;
@@ -289,6 +291,9 @@ json_t *placement_json(const struct placement *p) {
         json_object_set_new(o, "unused_cores", json_integer(p->nunused_cores));
         json_object_set_new(o, "unused_cpus", json_string(cpuset_format(&p->unused, l, sizeof l)));
     }
+    if (p->kind == PLACE_NUMA)
+        json_object_set_new(o, "memory_unknown_nodes",
+                            json_string(cpuset_format(&p->mem_unknown, l, sizeof l)));
     return o;
 }
 
@@ -378,4 +383,16 @@ void placement_print(const struct placement *p, const struct topology *t, FILE *
         fprintf(f, " (--server-cpus %s: %d core%s)", cpuset_format(&p->servers, m, sizeof m),
                 p->nserver_cores, p->nserver_cores == 1 ? "" : "s");
     fputc('\n', f);
+    if (!cpuset_empty(&p->mem_unknown)) {
+        int first = cpuset_first(&p->mem_unknown), d = 0;
+        while (d < t->nnodes && t->nodes[d].id != first)
+            d++;
+        int many = cpuset_count(&p->mem_unknown) > 1;
+        fprintf(f,
+                "memory unknown on NUMA node%s %s (%s%s): placed on as nodes with memory, each "
+                "container's mems its own node\n",
+                many ? "s" : "", cpuset_format(&p->mem_unknown, l, sizeof l),
+                d < t->nnodes ? t->nodes[d].mem_reason : "sysfs does not say",
+                many ? "; the same for the others" : "");
+    }
 }

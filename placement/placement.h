@@ -16,7 +16,9 @@
  * container gets the same share, the most cores each domain can give all
  * its containers. What cannot be met (more containers than cores, C not a
  * whole number, a node without memory under numa, no L3 information for
- * l3) is one line of err, and the run does not start.
+ * l3) is one line of err, and the run does not start. A node whose memory
+ * is unknown (sysfs has neither node/has_memory nor its meminfo) is not a
+ * memoryless one: numa places on it, and the plan says so.
  *
  * Pure: a topology and the options in, the plan out (tests/unit builds
  * topologies by hand). */
@@ -47,6 +49,7 @@ struct placement {
     struct cpuset servers;       /* --server-cpus as given */
     struct cpuset server_cores;  /* the whole cores holding them: no container's */
     struct cpuset unused;        /* cores nobody got */
+    struct cpuset mem_unknown;   /* numa: nodes given containers whose memory sysfs does not tell */
     int nserver_cores, nunused_cores;
 };
 
@@ -62,7 +65,8 @@ void placement_free(struct placement *p);
 
 /* result.json's "placement", what the plan came to on this machine:
  * {policy, cores_per_container, server_cpus, server_cores, server_core_cpus,
- * unused_cores, unused_cpus}; NULL p: policy none and nulls. */
+ * unused_cores, unused_cpus}, and with numa memory_unknown_nodes (a node
+ * list, "" none); NULL p: policy none and nulls. */
 json_t *placement_json(const struct placement *p);
 
 /* config.placement, what was asked (the same on every host of a sharded

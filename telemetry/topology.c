@@ -7,7 +7,19 @@
  * distance}, and node/has_memory for which nodes have memory. A kernel
  * without NUMA has no node directory: one node 0 then stands for the
  * machine, with /proc/meminfo's MemTotal. Runs once per command, so it
- * allocates freely. */
+ * allocates freely.
+ *
+ * Where a *_list file is absent, its hex mask is read instead, as lscpu
+ * reads only the masks: thread_siblings (core_cpus), shared_cpu_map,
+ * nodeN/cpumap. util-linux's own dumps of real machines (the EPYC 7451's,
+ * tests/fixtures/lscpu/) have nothing else, and older kernels or a partial
+ * /sys in a container look the same. A list that is there but malformed is
+ * no set: it does not fall back to a mask that may disagree with it.
+ *
+ * A node whose memory neither node/has_memory nor nodeN/meminfo tells has
+ * unknown memory (has_memory -1, the reason in mem_reason), not none: those
+ * dumps have no meminfo, and calling every node memoryless there would make
+ * --placement numa refuse a machine lscpu reads as 8 ordinary nodes. */
 #include "topology.h"
 
 #include <dirent.h>
@@ -15,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../common/fsread.h"
 
@@ -35,11 +48,35 @@ static int rd_int(const char *root, const char *rel, int def) {
     return end == buf ? def : (int)v;
 }
 
-static int rd_set(const char *root, const char *rel, struct cpuset *out) {
+/* A CPU list (mask: a hex mask) file: 0, or -1 when it cannot be read, is
+ * malformed or fills the buffer (it may have been cut short, and the head
+ * of a list or a mask parses as a smaller set). */
+static int rd_set_as(const char *root, const char *rel, int mask, struct cpuset *out) {
     char buf[16384];
-    if (!rd(root, rel, buf, sizeof buf))
+    if (!rd(root, rel, buf, sizeof buf) || strlen(buf) >= sizeof buf - 1) {
+        cpuset_zero(out);
         return -1;
-    return cpuset_parse(buf, out);
+    }
+    if ((mask ? cpuset_parse_mask(buf, out) : cpuset_parse(buf, out)) == 0)
+        return 0;
+    cpuset_zero(out);
+    return -1;
+}
+
+static int rd_set(const char *root, const char *rel, struct cpuset *out) {
+    return rd_set_as(root, rel, 0, out);
+}
+
+/* The list file rel, or, only when it is absent, the hex mask file map. 0,
+ * or -1 with out empty. */
+static int rd_set_or_mask(const char *root, const char *rel, const char *map, struct cpuset *out) {
+    char path[PATH_MAX];
+    if (rd_set(root, rel, out) == 0)
+        return 0;
+    /* A list that exists and does not parse fails closed (see the top). */
+    if (sysroot_path(path, sizeof path, root, rel) && access(path, F_OK) == 0)
+        return -1;
+    return rd_set_as(root, map, 1, out);
 }
 
 /* The online CPUs: cpu/online, else every cpuN whose cpuN/online is not 0. */
@@ -90,12 +127,16 @@ static void read_cpu(const char *root, int cpu, struct cpu_raw *c) {
     c->die = rd_int(root, rel, 0);
     snprintf(rel, sizeof rel, "/sys/devices/system/cpu/cpu%d/topology/core_id", cpu);
     c->core = rd_int(root, rel, -1);
-    /* core_cpus_list is the newer name of thread_siblings_list. */
+    /* core_cpus_list is the newer name of thread_siblings_list; each has
+     * its mask without _list. */
+    char map[160];
     snprintf(rel, sizeof rel, "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list", cpu);
-    c->have_siblings = rd_set(root, rel, &c->siblings) == 0;
+    snprintf(map, sizeof map, "/sys/devices/system/cpu/cpu%d/topology/thread_siblings", cpu);
+    c->have_siblings = rd_set_or_mask(root, rel, map, &c->siblings) == 0;
     if (!c->have_siblings) {
         snprintf(rel, sizeof rel, "/sys/devices/system/cpu/cpu%d/topology/core_cpus_list", cpu);
-        c->have_siblings = rd_set(root, rel, &c->siblings) == 0;
+        snprintf(map, sizeof map, "/sys/devices/system/cpu/cpu%d/topology/core_cpus", cpu);
+        c->have_siblings = rd_set_or_mask(root, rel, map, &c->siblings) == 0;
     }
     c->have_l3 = 0;
     c->l3_id = -1;
@@ -109,7 +150,9 @@ static void read_cpu(const char *root, int cpu, struct cpu_raw *c) {
             continue;
         snprintf(rel, sizeof rel, "/sys/devices/system/cpu/cpu%d/cache/index%d/shared_cpu_list",
                  cpu, k);
-        c->have_l3 = rd_set(root, rel, &c->l3) == 0;
+        snprintf(map, sizeof map, "/sys/devices/system/cpu/cpu%d/cache/index%d/shared_cpu_map", cpu,
+                 k);
+        c->have_l3 = rd_set_or_mask(root, rel, map, &c->l3) == 0;
         snprintf(rel, sizeof rel, "/sys/devices/system/cpu/cpu%d/cache/index%d/id", cpu, k);
         c->l3_id = rd_int(root, rel, -1);
         snprintf(rel, sizeof rel, "/sys/devices/system/cpu/cpu%d/cache/index%d/size", cpu, k);
@@ -137,7 +180,7 @@ static int domain_of(struct topo_domain **arr, int *n, int id, int pkg, const st
 }
 
 static void read_nodes(const char *root, struct topology *t) {
-    char dir[PATH_MAX], rel[160], buf[4096];
+    char dir[PATH_MAX], rel[160], map[160], buf[4096];
     int ids[TOPO_MAX_NODES], n = 0;
     DIR *d = sysroot_path(dir, sizeof dir, root, "/sys/devices/system/node") ? opendir(dir) : NULL;
     struct dirent *e;
@@ -158,17 +201,28 @@ static void read_nodes(const char *root, struct topology *t) {
         struct topo_node *nd = &t->nodes[i];
         nd->id = ids[i];
         snprintf(rel, sizeof rel, "/sys/devices/system/node/node%d/cpulist", nd->id);
-        if (rd_set(root, rel, &nd->cpus) != 0)
+        snprintf(map, sizeof map, "/sys/devices/system/node/node%d/cpumap", nd->id);
+        if (rd_set_or_mask(root, rel, map, &nd->cpus) != 0)
             cpuset_zero(&nd->cpus);
         struct cpuset on = t->online, off = nd->cpus;
         cpuset_andnot(&off, &on); /* offline CPUs are in no placement */
         cpuset_andnot(&nd->cpus, &off);
         nd->mem_bytes = -1;
+        nd->mem_reason[0] = 0;
         snprintf(rel, sizeof rel, "/sys/devices/system/node/node%d/meminfo", nd->id);
-        if (rd(root, rel, buf, sizeof buf) && fs_meminfo_total(buf, &nd->mem_bytes) != 0)
+        if (!rd(root, rel, buf, sizeof buf))
+            snprintf(nd->mem_reason, sizeof nd->mem_reason, "node%d/meminfo cannot be read%s",
+                     nd->id, have_has_mem ? "" : ", and there is no node/has_memory");
+        else if (fs_meminfo_total(buf, &nd->mem_bytes) != 0) {
             nd->mem_bytes = -1;
-        nd->has_memory = have_has_mem ? cpuset_has(&has_mem, nd->id) : nd->mem_bytes > 0;
-        if (nd->has_memory)
+            snprintf(nd->mem_reason, sizeof nd->mem_reason, "node%d/meminfo has no MemTotal%s",
+                     nd->id, have_has_mem ? "" : ", and there is no node/has_memory");
+        }
+        /* Unknown stays unknown (-1): neither file says there is none. */
+        nd->has_memory = have_has_mem         ? cpuset_has(&has_mem, nd->id)
+                         : nd->mem_bytes >= 0 ? nd->mem_bytes > 0
+                                              : -1;
+        if (nd->has_memory != 0)
             cpuset_add(&t->mem_nodes, nd->id);
         snprintf(rel, sizeof rel, "/sys/devices/system/node/node%d/distance", nd->id);
         nd->ndist = 0;
@@ -190,9 +244,12 @@ static void read_nodes(const char *root, struct topology *t) {
         t->nodes[0].mem_bytes = -1;
         t->nodes[0].ndist = 1;
         t->nodes[0].dist[0] = 10;
-        if (rd(root, "/proc/meminfo", buf, sizeof buf) &&
-            fs_meminfo_total(buf, &t->nodes[0].mem_bytes) != 0)
+        if (!rd(root, "/proc/meminfo", buf, sizeof buf) ||
+            fs_meminfo_total(buf, &t->nodes[0].mem_bytes) != 0) {
             t->nodes[0].mem_bytes = -1;
+            snprintf(t->nodes[0].mem_reason, sizeof t->nodes[0].mem_reason,
+                     "no NUMA nodes in sysfs, and /proc/meminfo has no MemTotal");
+        }
         cpuset_add(&t->mem_nodes, 0);
     }
 }
@@ -397,10 +454,12 @@ json_t *topology_json(const struct topology *t) {
             json_array_append_new(dist, json_integer(n->dist[k]));
         json_array_append_new(
             nodes,
-            json_pack("{s:i, s:o, s:i, s:o, s:b, s:o}", "id", n->id, "cpus", list_json(&n->cpus),
-                      "cpu_count", cpuset_count(&n->cpus), "memory_bytes",
+            json_pack("{s:i, s:o, s:i, s:o, s:o, s:o, s:o}", "id", n->id, "cpus",
+                      list_json(&n->cpus), "cpu_count", cpuset_count(&n->cpus), "memory_bytes",
                       n->mem_bytes >= 0 ? json_integer(n->mem_bytes) : json_null(), "has_memory",
-                      n->has_memory, "distances", dist));
+                      n->has_memory < 0 ? json_null() : json_boolean(n->has_memory),
+                      "memory_reason", n->mem_reason[0] ? json_string(n->mem_reason) : json_null(),
+                      "distances", dist));
     }
     json_object_set_new(o, "numa_nodes", nodes);
     json_object_set_new(o, "numa_nodes_implicit", json_boolean(t->nodes_implicit));

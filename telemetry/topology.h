@@ -39,8 +39,9 @@ struct topo_domain {
 struct topo_node {
     int id;
     struct cpuset cpus;
-    int64_t mem_bytes; /* MemTotal of the node; -1 unknown */
-    int has_memory;
+    int64_t mem_bytes;    /* MemTotal of the node; -1 unknown */
+    int has_memory;       /* 1, 0, or -1 unknown: no node/has_memory and no meminfo */
+    char mem_reason[128]; /* why mem_bytes is unknown; "" when known */
     int ndist;
     int dist[TOPO_MAX_NODES]; /* to the nodes in id order, as nodeN/distance lists them */
 };
@@ -66,7 +67,8 @@ void topology_free(struct topology *t);
 int topology_core_of(const struct topology *t, int cpu);
 
 /* system.topology: {online_cpus, packages[], dies[], l3[], numa_nodes[],
- * smt_siblings[], cores, threads_per_core}. */
+ * smt_siblings[], cores, threads_per_core}. A node's memory_bytes (and
+ * has_memory, when unknown) is null with memory_reason beside it. */
 json_t *topology_json(const struct topology *t);
 
 /* The same read under sysroot into sys.topology, or null and

@@ -107,6 +107,40 @@ static void test_cpulist(void) {
           !strcmp(cpuset_format(&s, b, 10), "0,2,4,..."));
 }
 
+/* Hex masks as sysfs writes them; the sets worked out by hand from the bits
+ * (the first two are util-linux's EPYC 7451 node0/cpumap and its 64-CPU
+ * Xeon's node0/cpumap, whose lists lscpu prints as these). */
+static void test_cpumask(void) {
+    struct cpuset s;
+    char b[256], big[2400];
+    CHECK(cpuset_parse_mask("00000000,003f0000,0000003f\n", &s) == 0 &&
+          !strcmp(cpuset_format(&s, b, sizeof b), "0-5,48-53"));
+    CHECK(cpuset_parse_mask("0000,55555555,55555555", &s) == 0 && cpuset_count(&s) == 32 &&
+          cpuset_first(&s) == 0 && cpuset_has(&s, 62) && !cpuset_has(&s, 63));
+    CHECK(cpuset_parse_mask("f", &s) == 0 && !strcmp(cpuset_format(&s, b, sizeof b), "0-3"));
+    CHECK(cpuset_parse_mask("  1,00000000 ", &s) == 0 &&
+          !strcmp(cpuset_format(&s, b, sizeof b), "32"));
+    CHECK(cpuset_parse_mask("8000000A", &s) == 0 &&
+          !strcmp(cpuset_format(&s, b, sizeof b), "1,3,31"));
+    CHECK(cpuset_parse_mask("00000000", &s) == 0 && cpuset_empty(&s));
+    /* Malformed: no set at all, never a part of one. */
+    const char *bad[] = {"",          " \n", "0x3", "f,", ",f",  "f,,f",
+                         "123456789", "g",   "1 2", "-1", "f\nf"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        cpuset_add(&s, 7);
+        CHECKF(cpuset_parse_mask(bad[i], &s) == -1 && cpuset_empty(&s), "'%s'", bad[i]);
+    }
+    /* CPU 8191 is the last there is; bit 8192 (word 256) is past the set. */
+    size_t o = (size_t)snprintf(big, sizeof big, "80000000");
+    for (int w = 0; w < 255; w++)
+        o += (size_t)snprintf(big + o, sizeof big - o, ",00000000");
+    CHECK(cpuset_parse_mask(big, &s) == 0 && cpuset_count(&s) == 1 && cpuset_first(&s) == 8191);
+    big[0] = '1';
+    memmove(big + 9, big, o + 1); /* one word more in front */
+    memcpy(big, "00000001,", 9);
+    CHECK(cpuset_parse_mask(big, &s) == -1 && cpuset_empty(&s));
+}
+
 /* 2 sockets x 8 cores x 2 threads (CPUs 0-15 first threads, 16-31 second),
  * 2 L3 domains and 2 nodes per socket: L3 d = cores 4d..4d+3, node = L3. */
 static void test_two_socket(void) {
@@ -238,8 +272,40 @@ static void test_verify(void) {
     topology_free(t);
 }
 
+/* A node sysfs says nothing about the memory of (no has_memory, no
+ * meminfo) is placed on under numa, and the plan says so: unknown is not
+ * none (util-linux's EPYC 7451 dump has only cpumap in its node dirs). */
+static void test_unknown_memory(void) {
+    struct topology *t = machine(1, 8, 1, 2, 2, -1);
+    struct placement p;
+    char err[512], m[64];
+    t->nodes[1].has_memory = -1;
+    t->nodes[1].mem_bytes = -1;
+    snprintf(t->nodes[1].mem_reason, sizeof t->nodes[1].mem_reason, "node1/meminfo cannot be read");
+    CHECKF(placement_plan(t, PLACE_NUMA, 2, 0, "", &p, err, sizeof err) == 0, "%s", err);
+    CHECK(list_is(&p, 1, "4-7") && !strcmp(cpuset_format(&p.mem_unknown, m, sizeof m), "1"));
+    placement_lists(&p, 1, err, sizeof err, m, sizeof m);
+    CHECK(!strcmp(m, "1"));
+    json_t *j = placement_json(&p);
+    CHECK(!strcmp(json_string_value(json_object_get(j, "memory_unknown_nodes")), "1"));
+    json_decref(j);
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    placement_print(&p, t, f);
+    fclose(f);
+    CHECKF(strstr(out, "memory unknown on NUMA node 1 (node1/meminfo cannot be read)"), "%s", out);
+    free(out);
+    placement_free(&p);
+    t->nodes[1].has_memory = 0; /* known to have none: refused as before */
+    CHECK(placement_plan(t, PLACE_NUMA, 2, 0, "", &p, err, sizeof err) == -1);
+    topology_free(t);
+}
+
 int main(void) {
     test_cpulist();
+    test_cpumask();
+    test_unknown_memory();
     test_two_socket();
     test_numa_spreads_caches();
     test_memoryless_and_no_l3();

@@ -133,6 +133,74 @@ static void test_others(void) {
     json_decref(sys);
 }
 
+static void put(const char *root, const char *rel, const char *text) {
+    char path[768], cmd[1600];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    snprintf(cmd, sizeof cmd, "mkdir -p \"$(dirname '%s')\"", path);
+    CHECKF(system(cmd) == 0, "%s", cmd);
+    FILE *f = fopen(path, "w");
+    CHECKF(f != NULL, "%s", path);
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+/* A tree with only the hex masks lscpu reads (as util-linux's dumps of real
+ * machines have): 1 socket, 2 cores x 2 threads (CPUs 0,2 and 1,3), one L3,
+ * node 0 = CPUs 0-1, node 1 = CPUs 2-3, no meminfo and no has_memory.
+ * Worked out by hand from the masks. Then a node whose cpulist is there but
+ * malformed: no CPUs, not its cpumap's (fail closed). */
+static void test_masks_only(void) {
+    char root[512], rel[160], err[256];
+    fixture("masks", root, sizeof root);
+    put(root, "sys/devices/system/cpu/online", "0-3\n");
+    static const char *sib[] = {"00000005", "0000000a", "00000005", "0000000a"};
+    for (int c = 0; c < 4; c++) {
+        snprintf(rel, sizeof rel, "sys/devices/system/cpu/cpu%d/topology/physical_package_id", c);
+        put(root, rel, "0\n");
+        snprintf(rel, sizeof rel, "sys/devices/system/cpu/cpu%d/topology/core_id", c);
+        put(root, rel, c % 2 ? "1\n" : "0\n");
+        snprintf(rel, sizeof rel, "sys/devices/system/cpu/cpu%d/topology/thread_siblings", c);
+        put(root, rel, sib[c]);
+        snprintf(rel, sizeof rel, "sys/devices/system/cpu/cpu%d/cache/index3/level", c);
+        put(root, rel, "3\n");
+        snprintf(rel, sizeof rel, "sys/devices/system/cpu/cpu%d/cache/index3/type", c);
+        put(root, rel, "Unified\n");
+        snprintf(rel, sizeof rel, "sys/devices/system/cpu/cpu%d/cache/index3/shared_cpu_map", c);
+        put(root, rel, "00000000,0000000f\n");
+    }
+    put(root, "sys/devices/system/node/node0/cpumap", "00000003\n");
+    put(root, "sys/devices/system/node/node1/cpumap", "0000000c\n");
+    struct topology *t = topology_read(root, err, sizeof err);
+    CHECKF(t != NULL, "%s", err);
+    if (!t)
+        return;
+    CHECK(t->ncpus == 4 && t->ncores == 2 && t->threads_per_core == 2 && t->nl3 == 1);
+    CHECK(list_eq(&t->l3s[0].cpus, "0-3") && t->nnodes == 2);
+    int k = topology_core_of(t, 2);
+    CHECK(k >= 0 && list_eq(&t->cores[k].threads, "0,2") && t->cores[k].node == 0);
+    CHECK(list_eq(&t->nodes[0].cpus, "0-1") && list_eq(&t->nodes[1].cpus, "2-3"));
+    CHECK(t->nodes[1].has_memory == -1 && t->nodes[1].mem_bytes == -1 &&
+          strstr(t->nodes[1].mem_reason, "node1/meminfo cannot be read"));
+    CHECK(list_eq(&t->mem_nodes, "0-1"));
+    json_t *j = topology_json(t);
+    json_t *n1 = json_array_get(json_object_get(j, "numa_nodes"), 1);
+    CHECK(json_is_null(json_object_get(n1, "has_memory")) &&
+          json_is_null(json_object_get(n1, "memory_bytes")) &&
+          strstr(jstr(n1, "memory_reason"), "meminfo"));
+    json_decref(j);
+    topology_free(t);
+    /* A list beside the mask wins; a malformed one is no set, not the mask. */
+    put(root, "sys/devices/system/node/node0/cpulist", "0-1\n");
+    put(root, "sys/devices/system/node/node1/cpulist", "2-3,x\n");
+    put(root, "sys/devices/system/node/has_memory", "0\n");
+    t = topology_read(root, err, sizeof err);
+    CHECK(t && list_eq(&t->nodes[0].cpus, "0-1") && cpuset_empty(&t->nodes[1].cpus));
+    CHECK(t && t->nodes[0].has_memory == 1 && t->nodes[1].has_memory == 0);
+    topology_free(t);
+}
+
 /* dmidecode's text as older versions and other machines print it. */
 static void test_dimm_text(void) {
     const char *txt = "# dmidecode 3.1\n"
@@ -164,6 +232,7 @@ int main(void) {
     CHECKF(system(cmd) == 0, "%s", cmd);
     test_epyc();
     test_others();
+    test_masks_only();
     test_dimm_text();
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0)
