@@ -472,12 +472,14 @@ static void merge_storage(json_t *res, const struct series *ser, int ok, double 
     struct span run = {0, wall};
     struct series_col c = series_column(ser, series_find_col(ser, "read_Bps"));
     double disk = ok && wall > 0 ? series_integral(&c, &run, 1) : NAN;
-    double served = windows_served(disk, wl);
+    double served = windows_served(disk, wl), per = windows_disk_per_wl(disk, wl);
     result_put(res, RK_STORAGE,
-               json_pack("{s:o, s:f, s:o}", "disk_read_bytes",
+               json_pack("{s:o, s:f, s:o, s:o}", "disk_read_bytes",
                          json_num_or_null(round(disk), isfinite(disk)), "workload_read_bytes", wl,
                          "served_from_disk",
-                         json_num_or_null(round(served * 1e4) / 1e4, isfinite(served))),
+                         json_num_or_null(round(served * 1e4) / 1e4, isfinite(served)),
+                         "disk_bytes_per_workload_byte",
+                         json_num_or_null(round(per * 1e4) / 1e4, isfinite(per))),
                "out of memory");
 }
 

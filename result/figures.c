@@ -55,9 +55,11 @@ static json_t *storage_json(const struct run_report *rep, double wall, const jso
                         json_num_or_null(dataset / mem, ds_ok && isfinite(mem) && mem > 0));
     json_object_set_new(o, "disk_read_bytes", json_num_or_null(round(disk), isfinite(disk)));
     json_object_set_new(o, "workload_read_bytes", json_real(wl));
-    double served = windows_served(disk, wl);
+    double served = windows_served(disk, wl), per = windows_disk_per_wl(disk, wl);
     json_object_set_new(o, "served_from_disk",
                         json_num_or_null(round(served * 1e4) / 1e4, isfinite(served)));
+    json_object_set_new(o, "disk_bytes_per_workload_byte",
+                        json_num_or_null(round(per * 1e4) / 1e4, isfinite(per)));
     return o;
 }
 

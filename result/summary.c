@@ -95,12 +95,21 @@ void results_print_summary(const json_t *res, const char *dir, FILE *f) {
                 fmt(b[0], 32, "%.3f", jnum(res, "stragglers.finish.median")),
                 fmt(b[1], 32, "%.3f", jnum(res, "stragglers.finish.last")),
                 fmt(b[2], 32, "%.3f", jnum(res, "stragglers.tail_share")));
-    if (isfinite(jnum(res, "storage.served_from_disk")))
-        fprintf(
-            f,
-            "  storage     the disks served %.1f %% of the bytes the workloads read (cache %s)\n",
-            100 * jnum(res, "storage.served_from_disk"),
-            jstr(res, "storage.cache") ? jstr(res, "storage.cache") : "asis");
+    if (isfinite(jnum(res, "storage.served_from_disk"))) {
+        /* A share of at most 100 %: past it, the disks read more than the
+         * workloads were served (readahead, metadata, erasure-coded shards),
+         * which is the ratio's to say, not the share's. */
+        double served = jnum(res, "storage.served_from_disk");
+        double per = jnum(res, "storage.disk_bytes_per_workload_byte");
+        char more[96] = "";
+        if (isfinite(per) && per > 1)
+            snprintf(more, sizeof more, "; they read %.2f bytes for each byte served", per);
+        fprintf(f,
+                "  storage     the disks served %.1f %% of the bytes the workloads read (cache "
+                "%s%s)\n",
+                100 * (served > 1 ? 1 : served),
+                jstr(res, "storage.cache") ? jstr(res, "storage.cache") : "asis", more);
+    }
     attrib_print_summary(res, f);
     size_t i;
     const json_t *v;

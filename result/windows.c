@@ -8,8 +8,13 @@
 
 #include "../common/json.h"
 
-double windows_served(double disk_bytes, double wl_bytes) {
+double windows_disk_per_wl(double disk_bytes, double wl_bytes) {
     return isfinite(disk_bytes) && isfinite(wl_bytes) && wl_bytes > 0 ? disk_bytes / wl_bytes : NAN;
+}
+
+double windows_served(double disk_bytes, double wl_bytes) {
+    double r = windows_disk_per_wl(disk_bytes, wl_bytes);
+    return r > 1 ? 1 : r; /* NAN stays NAN (fmin would make it 1) */
 }
 
 static json_t *rounded(double v, double unit) {
@@ -27,6 +32,8 @@ static void add_figures(json_t *o, const struct win_src *src, const struct span 
     json_object_set_new(o, "disk_read_bytes", rounded(disk, 1));
     json_object_set_new(o, "workload_read_bytes", rounded(wl, 1));
     json_object_set_new(o, "served_from_disk", rounded(windows_served(disk, wl), 1e-4));
+    json_object_set_new(o, "disk_bytes_per_workload_byte",
+                        rounded(windows_disk_per_wl(disk, wl), 1e-4));
 }
 
 void windows_figures(struct win_in *w, unsigned nw, const struct win_src *src) {

@@ -43,15 +43,25 @@ struct win_in {
 };
 
 /* Add intervals[], seconds, overlap_share, exclusive{} and the telemetry
- * figures (and served_from_disk) to each window. */
+ * figures (and served_from_disk, disk_bytes_per_workload_byte) to each
+ * window. */
 void windows_figures(struct win_in *w, unsigned nw, const struct win_src *src);
 
 /* windows{} of a single host's run from its slots' phase records and its
  * sampler. NULL when the run never started. */
 json_t *windows_build(const struct run_report *rep);
 
-/* served_from_disk: the disks' bytes over the bytes the workloads read, or
- * NAN when either is unknown or nothing was read. */
+/* served_from_disk: the share of the bytes the workloads read that the
+ * disks served, the disks' bytes over the workloads' capped at 1; NAN when
+ * either is unknown or nothing was read. The disks read more than the
+ * workloads were served when readahead, the servers' metadata and
+ * erasure-coded shards count against them: a share cannot say "more than
+ * all of it", so the quotient itself is windows_disk_per_wl's. */
 double windows_served(double disk_bytes, double wl_bytes);
+
+/* disk_bytes_per_workload_byte: the disks' bytes over the workloads',
+ * uncapped (1.42: the disks read 1.42 bytes for each byte served); NAN as
+ * windows_served. */
+double windows_disk_per_wl(double disk_bytes, double wl_bytes);
 
 #endif

@@ -95,11 +95,39 @@ static void test_windows(void) {
            jnum(w3, "seconds"), jnum(w3, "overlap_share"));
     CHECK(NEAR(jnum(w3, "exclusive.seconds"), 1.8));
     CHECK(NEAR(jnum(w3, "cpu_util.mean"), 2) && NEAR(jnum(w3, "exclusive.cpu_util.mean"), 1.8));
-    CHECK(NEAR(jnum(w3, "served_from_disk"), 0.5));
+    CHECK(NEAR(jnum(w3, "served_from_disk"), 0.5) &&
+          NEAR(jnum(w3, "disk_bytes_per_workload_byte"), 0.5));
     CHECKF(fabs(jnum(wd, "overlap_share") - 0.2 / 1.2) < 1e-9, "%g", jnum(wd, "overlap_share"));
     CHECK(NEAR(jnum(wd, "exclusive.seconds"), 1.0) && NEAR(jnum(wd, "seconds"), 1.2));
     json_decref(w3);
     json_decref(wd);
+}
+
+/* The disks read 2,840 bytes/s while the workloads were served 2,000
+ * (readahead, metadata): over s3's 2 s window 5,680 against 4,000 bytes,
+ * 1.42 bytes a byte, and a share served from disk of 1, not 142 %. */
+static double disk_2840_per_s(void *ctx, const struct span *s, size_t n) {
+    (void)ctx;
+    return 2840 * spans_length(s, n);
+}
+
+static void test_disk_share_capped(void) {
+    struct span s3[] = {{0, 1}, {2, 3}};
+    json_t *w = json_object();
+    struct win_in in[] = {{"s3", w, s3, 2}};
+    struct win_src src = {NULL, disk_2840_per_s, fake_wl, NULL};
+    windows_figures(in, 1, &src);
+    CHECK(NEAR(jnum(w, "disk_read_bytes"), 5680) && NEAR(jnum(w, "workload_read_bytes"), 4000));
+    CHECKF(NEAR(jnum(w, "served_from_disk"), 1), "%g", jnum(w, "served_from_disk"));
+    CHECKF(NEAR(jnum(w, "disk_bytes_per_workload_byte"), 1.42), "%g",
+           jnum(w, "disk_bytes_per_workload_byte"));
+    CHECK(NEAR(jnum(w, "exclusive.served_from_disk"), 1) &&
+          NEAR(jnum(w, "exclusive.disk_bytes_per_workload_byte"), 1.42));
+    json_decref(w);
+    /* Under 1 both are the same quotient; unknown or nothing read is NAN. */
+    CHECK(NEAR(windows_served(1, 4), 0.25) && NEAR(windows_disk_per_wl(1, 4), 0.25));
+    CHECK(isnan(windows_served(NAN, 4)) && isnan(windows_served(1, 0)) &&
+          isnan(windows_disk_per_wl(1, NAN)));
 }
 
 static double ops_100_per_s(void *ctx, double t) {
@@ -196,6 +224,7 @@ int main(void) {
     test_spans();
     test_series();
     test_windows();
+    test_disk_share_capped();
     test_stragglers();
     test_phasebar();
     return unit_done("test_figures");
