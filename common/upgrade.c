@@ -152,7 +152,55 @@ static int v1_fill(json_t *root) {
                                json_pack("{s:s, s:o}", "reason", V1_REASON, "keys", keys));
 }
 
+/* 2 -> 3: served_from_disk was disk bytes over workload bytes, uncapped, and
+ * a cold run read 1.42 bytes for each byte served (readahead, MinIO's
+ * metadata, erasure shards), which a reader takes for a share over 100 %.
+ * It is now capped at 1, the quotient beside it as
+ * disk_bytes_per_workload_byte: every object of an older result holding a
+ * number served_from_disk gets the quotient (the old value: it was that
+ * quotient, rounded alike) and the share capped; undone, the old value is
+ * put back exactly. No build before 3 wrote disk_bytes_per_workload_byte, so
+ * an older result that has one is refused (SERVED_FIND counts them): it is
+ * no build's, and the undo could not tell its own from the file's. */
+enum served_step { SERVED_FIND, SERVED_UP, SERVED_UNDO };
+
+static size_t served_capped(json_t *o, enum served_step step, int depth) {
+    size_t n = 0;
+    if (depth > 64)
+        return 0; /* deeper than any result nests: a hostile file's, left alone */
+    if (json_is_array(o)) {
+        size_t i;
+        json_t *e;
+        json_array_foreach(o, i, e) n += served_capped(e, step, depth + 1);
+        return n;
+    }
+    if (!json_is_object(o))
+        return 0;
+    json_t *sv = json_object_get(o, "served_from_disk");
+    json_t *per = json_object_get(o, "disk_bytes_per_workload_byte");
+    if (step == SERVED_FIND && per)
+        n++;
+    else if (step == SERVED_UNDO && json_is_number(per) && json_is_number(sv)) {
+        json_object_set_new(o, "served_from_disk", json_copy(per));
+        json_object_del(o, "disk_bytes_per_workload_byte");
+    } else if (step == SERVED_UP && json_is_number(sv) && !per) {
+        json_object_set_new(o, "disk_bytes_per_workload_byte", json_copy(sv));
+        if (json_number_value(sv) > 1)
+            json_object_set_new(o, "served_from_disk", json_real(1));
+    }
+    const char *k;
+    json_t *v;
+    json_object_foreach(o, k, v) {
+        if (strcmp(k, "served_from_disk") && strcmp(k, "disk_bytes_per_workload_byte"))
+            n += served_capped(v, step, depth + 1);
+    }
+    return n;
+}
+
 void result_upgrade_undo(json_t *root) {
+    json_t *ver = json_object_get(root, "schema_version");
+    if (json_is_integer(ver) && json_integer_value(ver) < 3)
+        served_capped(root, SERVED_UNDO, 0);
     json_t *nr = json_object_get(root, "not_recorded");
     size_t i;
     json_t *k;
@@ -181,9 +229,18 @@ int result_upgrade(json_t *root, char *err, size_t errlen) {
                                              : "");
         return -1;
     }
+    if (ver < 3 && served_capped(root, SERVED_FIND, 0)) {
+        snprintf(err, errlen,
+                 "schema_version %lld with disk_bytes_per_workload_byte, a key of version 3: "
+                 "no build wrote that",
+                 (long long)ver);
+        return -1;
+    }
     if (ver < 2 && (power_to_sources(root) != 0 || v1_fill(root) != 0)) {
         snprintf(err, errlen, "out of memory reading a schema 1 result");
         return -1;
     }
+    if (ver < 3)
+        served_capped(root, SERVED_UP, 0);
     return (int)ver;
 }

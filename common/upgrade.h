@@ -14,16 +14,17 @@
 #include <stddef.h>
 
 /* The version of result.json's shape this build writes (CHANGELOG.md). */
-#define RESULT_SCHEMA_VERSION 2
+#define RESULT_SCHEMA_VERSION 3
 
 /* Reads root, a loaded result.json, into the current shape in place.
  * Returns the schema_version the file was written as (1 ..
  * RESULT_SCHEMA_VERSION); schema_version itself is left as written, so a
- * reader still knows which build's result it holds. A version-2 result is
- * left exactly as it was (its integrity digest holds); a version-1 result
- * gets the keys its build did not write yet as null, listed with the reason
- * in not_recorded (result_upgrade_undo() takes them out again, for its
- * digest).
+ * reader still knows which build's result it holds. A version-3 result is
+ * left exactly as it was (its integrity digest holds). An older one gets
+ * served_from_disk capped at 1 with the quotient beside it
+ * (disk_bytes_per_workload_byte), and a version-1 result also the keys its
+ * build did not write yet as null, listed with the reason in not_recorded:
+ * result_upgrade_undo() takes both out again, for its digest.
  * -1 with one line in err when root is no object, has no integer
  * schema_version, or one this build does not know (a newer build's: no
  * guessing at a shape it has not seen). */

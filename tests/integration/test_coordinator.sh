@@ -62,7 +62,7 @@ check "each container ran 40 ops and exited 0" jq -e '[.containers[] | select(.o
 check "sleep latency about 1 ms" jq -e '.workloads.sleep.latency_ms.p50 > 0.9 and .workloads.sleep.latency_ms.p50 < 50' $R
 check "window recorded" jq -e '.windows.sleep.start >= 0 and .windows.sleep.end <= .totals.wall_seconds + 1e-9' $R
 check "test workloads make a run invalid" jq -e '.valid == false and (.invalid_reasons | any(test("test-only")))' $R
-check "schema version" jq -e '.schema_version == 2' $R
+check "schema version" jq -e '.schema_version == 3' $R
 check_eq "no cgroup left after a run" 0 "$(cg_count)"
 
 # --no-cgroups: no cgroup made, said in the warnings.

@@ -339,7 +339,6 @@ null-without-reason .shards[].system.topology
 null-without-reason .shards[].system.topology.l3[].size_bytes
 null-without-reason .shards[].system.topology.numa_nodes
 null-without-reason .shards[].system.topology.numa_nodes[]
-null-without-reason .shards[].system.topology.numa_nodes[].memory_bytes
 null-without-reason .shards[].system.topology.threads_per_core
 null-without-reason .shards[].telemetry
 null-without-reason .shards[].telemetry.cpu_util
@@ -365,6 +364,7 @@ null-without-reason .shards[].windows.db.exclusive.read_Bps
 null-without-reason .shards[].windows.db.exclusive.read_iops
 null-without-reason .shards[].windows.db.exclusive.read_pct_of_baseline
 null-without-reason .shards[].windows.db.exclusive.served_from_disk
+null-without-reason .shards[].windows.db.exclusive.disk_bytes_per_workload_byte
 null-without-reason .shards[].windows.db.exclusive.steal_pct
 null-without-reason .shards[].windows.db.exclusive.write_Bps
 null-without-reason .shards[].windows.db.exclusive.write_iops
@@ -374,6 +374,7 @@ null-without-reason .shards[].windows.db.read_Bps
 null-without-reason .shards[].windows.db.read_iops
 null-without-reason .shards[].windows.db.read_pct_of_baseline
 null-without-reason .shards[].windows.db.served_from_disk
+null-without-reason .shards[].windows.db.disk_bytes_per_workload_byte
 null-without-reason .shards[].windows.db.steal_pct
 null-without-reason .shards[].windows.db.write_Bps
 null-without-reason .shards[].windows.db.write_iops
@@ -386,6 +387,7 @@ null-without-reason .shards[].windows.s3.exclusive.read_Bps
 null-without-reason .shards[].windows.s3.exclusive.read_iops
 null-without-reason .shards[].windows.s3.exclusive.read_pct_of_baseline
 null-without-reason .shards[].windows.s3.exclusive.served_from_disk
+null-without-reason .shards[].windows.s3.exclusive.disk_bytes_per_workload_byte
 null-without-reason .shards[].windows.s3.exclusive.steal_pct
 null-without-reason .shards[].windows.s3.exclusive.write_Bps
 null-without-reason .shards[].windows.s3.exclusive.write_iops
@@ -395,6 +397,7 @@ null-without-reason .shards[].windows.s3.read_Bps
 null-without-reason .shards[].windows.s3.read_iops
 null-without-reason .shards[].windows.s3.read_pct_of_baseline
 null-without-reason .shards[].windows.s3.served_from_disk
+null-without-reason .shards[].windows.s3.disk_bytes_per_workload_byte
 null-without-reason .shards[].windows.s3.steal_pct
 null-without-reason .shards[].windows.s3.write_Bps
 null-without-reason .shards[].windows.s3.write_iops
@@ -407,6 +410,7 @@ null-without-reason .shards[].windows.search.exclusive.read_Bps
 null-without-reason .shards[].windows.search.exclusive.read_iops
 null-without-reason .shards[].windows.search.exclusive.read_pct_of_baseline
 null-without-reason .shards[].windows.search.exclusive.served_from_disk
+null-without-reason .shards[].windows.search.exclusive.disk_bytes_per_workload_byte
 null-without-reason .shards[].windows.search.exclusive.steal_pct
 null-without-reason .shards[].windows.search.exclusive.write_Bps
 null-without-reason .shards[].windows.search.exclusive.write_iops
@@ -416,6 +420,7 @@ null-without-reason .shards[].windows.search.read_Bps
 null-without-reason .shards[].windows.search.read_iops
 null-without-reason .shards[].windows.search.read_pct_of_baseline
 null-without-reason .shards[].windows.search.served_from_disk
+null-without-reason .shards[].windows.search.disk_bytes_per_workload_byte
 null-without-reason .shards[].windows.search.steal_pct
 null-without-reason .shards[].windows.search.write_Bps
 null-without-reason .shards[].windows.search.write_iops
@@ -424,6 +429,7 @@ null-without-reason .storage.dataset_to_memory
 null-without-reason .storage.disk_read_bytes
 null-without-reason .storage.memory_bytes
 null-without-reason .storage.served_from_disk
+null-without-reason .storage.disk_bytes_per_workload_byte
 null-without-reason .stragglers.aops_at_median
 null-without-reason .stragglers.ops_at_median
 null-without-reason .stragglers.tail_share
@@ -491,7 +497,6 @@ null-without-reason .system.topology
 null-without-reason .system.topology.l3[].size_bytes
 null-without-reason .system.topology.numa_nodes
 null-without-reason .system.topology.numa_nodes[]
-null-without-reason .system.topology.numa_nodes[].memory_bytes
 null-without-reason .system.topology.threads_per_core
 null-without-reason .telemetry.cpu_util
 null-without-reason .telemetry.devices
@@ -526,6 +531,7 @@ null-without-reason .windows.*.exclusive.read_Bps
 null-without-reason .windows.*.exclusive.read_iops
 null-without-reason .windows.*.exclusive.read_pct_of_baseline
 null-without-reason .windows.*.exclusive.served_from_disk
+null-without-reason .windows.*.exclusive.disk_bytes_per_workload_byte
 null-without-reason .windows.*.exclusive.steal_pct
 null-without-reason .windows.*.exclusive.workload_read_bytes
 null-without-reason .windows.*.exclusive.write_Bps
@@ -537,6 +543,7 @@ null-without-reason .windows.*.read_Bps
 null-without-reason .windows.*.read_iops
 null-without-reason .windows.*.read_pct_of_baseline
 null-without-reason .windows.*.served_from_disk
+null-without-reason .windows.*.disk_bytes_per_workload_byte
 null-without-reason .windows.*.steal_pct
 null-without-reason .windows.*.workload_read_bytes
 null-without-reason .windows.*.write_Bps

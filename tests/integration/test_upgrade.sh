@@ -97,7 +97,7 @@ check_eq "merge of two lone version-1 results: exit 1 (no shard)" 1 $?
 check_contains "... read, and refused as no shard's" "result.json is not a shard's result" "$out"
 
 # ---- a version this build does not read ----------------------------------------------------------
-for bad in 3 null '"2"'; do
+for bad in 4 null '"2"'; do
     mkdir -p "$TMP/bad"
     jq ".schema_version = $bad" "$F" >"$TMP/bad/result.json"
     [ "$bad" = null ] && jq 'del(.schema_version)' "$F" >"$TMP/bad/result.json"
@@ -112,6 +112,6 @@ for bad in 3 null '"2"'; do
         check_eq "... in one line" 1 "$(grep -c . <<<"$out")"
     done
 done
-check_contains "a newer build's version is named as such" "schema_version 3 is not one this build reads (1 to 2): a newer build's result" \
-    "$("$HARNESS" upgrade "$TMP/bad" 2>&1; jq '.schema_version = 3' "$F" >"$TMP/bad/result.json"; "$HARNESS" upgrade "$TMP/bad" 2>&1)"
+check_contains "a newer build's version is named as such" "schema_version 4 is not one this build reads (1 to 3): a newer build's result" \
+    "$("$HARNESS" upgrade "$TMP/bad" 2>&1; jq '.schema_version = 4' "$F" >"$TMP/bad/result.json"; "$HARNESS" upgrade "$TMP/bad" 2>&1)"
 finish

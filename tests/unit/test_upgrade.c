@@ -5,7 +5,8 @@
  * old power_unavailable_reason, the keys a version-1 build had not written
  * yet become null, named in not_recorded, a late schema 1 array and a
  * schema 2 result are left as they were (but for those nulls, which
- * result_upgrade_undo() takes out again for the digest), and what is
+ * result_upgrade_undo() takes out again for the digest), a schema 2
+ * served_from_disk over 1 is capped with the quotient beside it, and what is
  * not a version this build reads (none, not an integer, 0, a newer build's)
  * is refused with one line. */
 #include <string.h>
@@ -118,14 +119,52 @@ static void unchanged(void) {
         CHECK(result_upgrade(r, err, sizeof err) == (int)jnum(orig, "schema_version"));
         /* a version-1 result also gets the keys its build did not write, as
          * null, listed in not_recorded; taken out again, it is as it was */
-        if (jnum(orig, "schema_version") == 1) {
+        if (jnum(orig, "schema_version") == 1)
             CHECK(json_is_object(json_object_get(r, "not_recorded")));
+        if (jnum(orig, "schema_version") < 3)
             result_upgrade_undo(r);
-        }
         CHECKF(json_equal(r, orig), "text %zu changed", i);
         json_decref(r);
         json_decref(orig);
     }
+}
+
+/* schema 2's served_from_disk was the raw quotient, 1.42 on a cold run:
+ * capped at 1 with 1.42 beside it; 0.25 stays, 0.25 beside it; a null is
+ * left; a version-3 object (it has the quotient) is not touched; and undone,
+ * the file is byte for byte as written, for its digest. */
+static void v2_served(void) {
+    const char *text =
+        "{\"schema_version\":2,\"storage\":{\"served_from_disk\":1.42},\"windows\":{"
+        "\"s3\":{\"served_from_disk\":0.25,\"exclusive\":{\"served_from_disk\":2.5}},"
+        "\"db\":{\"served_from_disk\":null}},\"shards\":[{\"storage\":{"
+        "\"served_from_disk\":3}}]}";
+    json_t *r = parse(text), *orig = json_deep_copy(r);
+    char err[256] = "";
+    CHECK(result_upgrade(r, err, sizeof err) == 2);
+    json_t *st = json_object_get(r, "storage"),
+           *s3 = json_object_get(json_object_get(r, "windows"), "s3");
+    json_t *ex = json_object_get(s3, "exclusive");
+    json_t *db = json_object_get(json_object_get(r, "windows"), "db");
+    json_t *sh = json_object_get(json_array_get(json_object_get(r, "shards"), 0), "storage");
+    CHECK(jnum(st, "served_from_disk") == 1 && jnum(st, "disk_bytes_per_workload_byte") == 1.42);
+    CHECK(jnum(s3, "served_from_disk") == 0.25 && jnum(s3, "disk_bytes_per_workload_byte") == 0.25);
+    CHECK(jnum(ex, "served_from_disk") == 1 && jnum(ex, "disk_bytes_per_workload_byte") == 2.5);
+    CHECK(jnum(sh, "served_from_disk") == 1 && jnum(sh, "disk_bytes_per_workload_byte") == 3);
+    CHECK(json_is_null(json_object_get(db, "served_from_disk")) &&
+          !json_object_get(db, "disk_bytes_per_workload_byte"));
+    result_upgrade_undo(r);
+    CHECK(json_equal(r, orig));
+    json_decref(r);
+    json_decref(orig);
+    json_t *v3 = parse("{\"schema_version\":3,\"storage\":{\"served_from_disk\":1,"
+                       "\"disk_bytes_per_workload_byte\":1.42}}");
+    orig = json_deep_copy(v3);
+    CHECK(result_upgrade(v3, err, sizeof err) == 3);
+    result_upgrade_undo(v3);
+    CHECK(json_equal(v3, orig));
+    json_decref(v3);
+    json_decref(orig);
 }
 
 /* Not a version this build reads: refused, one line, the result untouched. */
@@ -133,8 +172,11 @@ static void refused(void) {
     const struct {
         const char *text, *says;
     } cases[] = {
-        {"{\"schema_version\":3,\"telemetry\":{\"power\":{\"mean_w\":1}}}", "newer build"},
+        {"{\"schema_version\":4,\"telemetry\":{\"power\":{\"mean_w\":1}}}", "newer build"},
         {"{\"schema_version\":0}", "schema_version 0"},
+        {"{\"schema_version\":2,\"windows\":{\"s3\":{\"served_from_disk\":1,"
+         "\"disk_bytes_per_workload_byte\":1.4}}}",
+         "a key of version 3"},
         {"{\"schema_version\":-5}", "schema_version -5"},
         {"{\"schema_version\":\"2\"}", "no integer schema_version"},
         {"{\"schema_version\":1.0}", "no integer schema_version"},
@@ -161,6 +203,7 @@ int main(void) {
     v1_null();
     v1_not_recorded();
     unchanged();
+    v2_served();
     refused();
     return unit_done("test_upgrade");
 }
