@@ -77,6 +77,101 @@ static void others(json_t *const *runs, unsigned made, unsigned median, const ch
     }
 }
 
+/* repeats.trend: do the runs move one way, run after run (caches warming,
+ * a machine heating up), rather than scatter? Over the runs with an AOPS, in
+ * run order, v[0..k) (a run without one is left out, as for the median and
+ * the CV), with the total change D = v[k-1] - v[0], there is a trend when
+ *   1. k >= 3;
+ *   2. the runs are strictly monotonic: every step v[i] - v[i-1] has the
+ *      sign of D, none is zero;
+ *   3. the change is steady: every run is closer than |D| / 4 to the
+ *      straight line through the first and the last, v[0] + D * i / (k - 1);
+ *   4. it is larger than --max-cv: |change_pct| > max_cv, where change_pct =
+ *      D / v[0] * 100 (the last run against the first).
+ * Why: 2 alone holds for 2 of the 6 orders of any three figures, so for one
+ * repeat in 3 of pure noise; and a monotonic row can be one run that jumped
+ * (42.1, 41.2, 38.0: the first two agree within 0.9, then a drop of 3.2), a
+ * step, not a trend. 3 asks the change to be spread over the runs: with 3
+ * runs it says the middle one lies in the middle half between the first and
+ * the last (42.1, 41.2, 38.0: the line gives 40.05, and 41.2 is 1.15 from it,
+ * more than 4.1 / 4 = 1.025: no trend). 4: a change smaller than the spread
+ * the user accepts between reruns changes no conclusion and wants no remedy.
+ * Each is checked by hand from repeats.aops. The direction is "rising" or
+ * "falling", else null with the first condition that fails in reason;
+ * change_pct is null only with fewer than 2 runs with an AOPS or a first one
+ * of 0. A trend adds a warning (to warnings) that names it and what to do. */
+static json_t *repeat_trend(const double *aops, unsigned made, double max_cv, json_t *warnings) {
+    double *v = malloc((made ? made : 1) * sizeof *v);
+    unsigned *run = malloc((made ? made : 1) * sizeof *run), k = 0;
+    if (!v || !run) {
+        free(v);
+        free(run);
+        return json_null();
+    }
+    for (unsigned i = 0; i < made; i++)
+        if (isfinite(aops[i]))
+            v[k] = aops[i], run[k++] = i + 1;
+    const char *dir = NULL;
+    char why[200] = "";
+    double d = k ? v[k - 1] - v[0] : NAN, change = k >= 2 && v[0] > 0 ? d / v[0] * 100 : NAN;
+    unsigned i = 1;
+    while (k >= 3 && i < k && (v[i] - v[i - 1]) * d > 0)
+        i++;
+    double far = 0;
+    unsigned at = 0;
+    for (unsigned j = 1; k >= 3 && i == k && j + 1 < k; j++) {
+        double off = fabs(v[j] - (v[0] + d * j / (k - 1)));
+        if (off > far)
+            far = off, at = j;
+    }
+    if (k < 3)
+        snprintf(why, sizeof why, "%u run(s) with an AOPS: a trend needs 3", k);
+    else if (!(v[0] > 0))
+        snprintf(why, sizeof why, "run %u's AOPS is 0: no change against it", run[0]);
+    else if (i < k)
+        snprintf(why, sizeof why, "not strictly monotonic: run %u %.1f, run %u %.1f AOPS",
+                 run[i - 1], v[i - 1], run[i], v[i]);
+    else if (far >= fabs(d) / 4)
+        snprintf(why, sizeof why,
+                 "not steady: run %u (%.1f AOPS) is %.2f from the line through the first and "
+                 "the last, a quarter of the change is %.2f",
+                 run[at], v[at], far, fabs(d) / 4);
+    else if (!(fabs(change) > max_cv))
+        snprintf(why, sizeof why, "the change, %+.1f %%, is within --max-cv %g %%", change, max_cv);
+    else
+        dir = d > 0 ? "rising" : "falling";
+    if (dir) {
+        char seq[160] = "";
+        size_t len = 0;
+        for (unsigned j = 0; j < k && len < sizeof seq; j++) {
+            const char *sep = j ? " -> " : "";
+            if (k > 5 && j == 2) /* more than 5: the first, the second, ..., the last */
+                j = k - 1, sep = " -> ... -> ";
+            int w = snprintf(seq + len, sizeof seq - len, "%s%.1f", sep, v[j]);
+            len += w > 0 ? (size_t)w : 0;
+        }
+        if (d > 0)
+            json_array_append_new(
+                warnings, json_sprintf("the runs rise monotonically (%s AOPS, %+.1f %% over %u "
+                                       "runs): the caches (page cache, MariaDB's buffer pool) are "
+                                       "likely still warming; add --warmup-cycles 1 (or more)",
+                                       seq, change, k));
+        else
+            json_array_append_new(
+                warnings,
+                json_sprintf("the runs fall monotonically (%s AOPS, %+.1f %% over %u runs): "
+                             "something degrades from run to run, such as thermal throttling "
+                             "or a store filling up; check the power, the clocks and the disks' "
+                             "free space between runs",
+                             seq, change, k));
+    }
+    free(v);
+    free(run);
+    return json_pack("{s:o, s:o, s:i, s:o}", "direction", dir ? json_string(dir) : json_null(),
+                     "change_pct", json_num_or_null(change, 1), "runs", (int)k, "reason",
+                     dir ? json_null() : json_string(why));
+}
+
 json_t *repeat_combine(json_t *const *runs, const char *const *dirs, unsigned made, unsigned asked,
                        double max_cv) {
     double *aops = calloc(made ? made : 1, sizeof *aops);
@@ -125,11 +220,13 @@ json_t *repeat_combine(json_t *const *runs, const char *const *dirs, unsigned ma
                               json_sprintf("unstable: AOPS CV %.1f %% over %u runs (above --max-cv "
                                            "%g %%): the figures move this much on a rerun",
                                            st.cv, st.n, max_cv));
+    json_t *trend = repeat_trend(aops, made, max_cv, warnings);
     json_t *res = result_begin(reasons, warnings);
     json_decref(reasons);
     json_decref(warnings);
     if (!res) {
         free(aops);
+        json_decref(trend);
         json_decref(list);
         json_decref(names);
         return NULL;
@@ -137,11 +234,11 @@ json_t *repeat_combine(json_t *const *runs, const char *const *dirs, unsigned ma
 
     int ok = st.n > 0;
     json_t *rep = json_pack(
-        "{s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:o}", "n", (int)made, "runs_asked",
+        "{s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:o, s:o}", "n", (int)made, "runs_asked",
         (int)asked, "aops", list, "aops_median", json_num_or_null(st.median_v, ok), "aops_min",
         json_num_or_null(st.min, ok), "aops_max", json_num_or_null(st.max, ok), "aops_mean",
         json_num_or_null(st.mean, ok), "aops_cv", json_num_or_null(st.cv, ok && isfinite(st.cv)),
-        "median_run", (int)median + 1, "runs", names);
+        "median_run", (int)median + 1, "runs", names, "trend", trend);
     result_complete(res, RK_REPEAT, runs[median]);
     /* The headline is the median run's: so is the log check reads. */
     json_t *ol = json_deep_copy(json_object_get(runs[median], "oplog"));

@@ -11,8 +11,10 @@
  * is always a run that happened, and aops_median is that run's AOPS. CV is
  * the sample standard deviation (n - 1) over the mean, in percent. With 3
  * or more runs a CV above --max-cv adds the warning "unstable: AOPS CV X %
- * over K runs". The summary says "AOPS 212.0 (median of 3; min 199.5, max
- * 230.4, CV 7.2 %)".
+ * over K runs". repeats.trend{direction, change_pct, runs, reason} says
+ * whether the runs rise or fall run after run (the rule is in repeat.c), and
+ * a trend adds a warning that names it and its likely cause. The summary
+ * says "AOPS 212.0 (median of 3; min 199.5, max 230.4, CV 7.2 %)".
  *
  * compare reads the spread back: two results whose AOPS ranges (min to max
  * of their runs; a single run is a range of one value) overlap differ by

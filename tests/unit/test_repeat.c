@@ -2,7 +2,9 @@
  * median run (the lower one for an even count, ties to the earlier run),
  * min, max and CV against values worked out by hand; the combined result
  * is the median run's whole result plus repeats{}, with the other runs'
- * reasons and the unstable warning only from 3 runs up; the "within noise"
+ * reasons and the unstable warning only from 3 runs up; the trend rule (a
+ * steady rise, a one-step drop, a small change, a gap) and its warning on
+ * stdout; the "within noise"
  * rule of compare; the summary line; and the sampler's per-interval
  * counters summing exactly to the last reading. */
 #include <math.h>
@@ -12,6 +14,7 @@
 #include "../../common/json.h"
 #include "../../coordinator/cmdline.h"
 #include "../../result/repeat.h"
+#include "../../result/summary.h"
 #include "../../telemetry/telemetry.h"
 #include "unit.h"
 
@@ -54,7 +57,7 @@ static json_t *run(double aops, const char *reason, const char *warning) {
     return r;
 }
 
-static const char *const dirs[] = {"runs/1", "runs/2", "runs/3", "runs/4"};
+static const char *const dirs[] = {"runs/1", "runs/2", "runs/3", "runs/4", "runs/5", "runs/6"};
 
 static int has(const json_t *arr, const char *needle) {
     size_t i;
@@ -109,6 +112,131 @@ static void test_combine(void) {
     CHECK(repeat_combine(empty, dirs, 2, 2, 5) == NULL);
     for (int i = 0; i < 3; i++)
         json_decref(runs[i]);
+}
+
+/* repeats.trend for the AOPS in a[0..n) (NAN: a run with no AOPS), with
+ * --max-cv 5; the combined result, freed by the caller. */
+static json_t *trend_of(const double *a, unsigned n) {
+    json_t *runs[6];
+    for (unsigned i = 0; i < n; i++) {
+        runs[i] = run(isfinite(a[i]) ? a[i] : 0, NULL, NULL);
+        if (!isfinite(a[i]))
+            json_object_set_new(json_object_get(runs[i], "totals"), "aops", json_null());
+    }
+    json_t *res = repeat_combine(runs, dirs, n, n, 5);
+    for (unsigned i = 0; i < n; i++)
+        json_decref(runs[i]);
+    return res;
+}
+
+/* The trend rule of repeat.c, each case worked by hand. */
+static void test_trend(void) {
+    /* The full-profile runs of issue 40: steps +5.2, +8.0, both up; the line
+     * through 26.2 and 39.4 gives 32.8 for run 2, 31.4 is 1.4 from it, under
+     * a quarter of the change (13.2 / 4 = 3.3); (39.4 - 26.2) / 26.2 * 100 =
+     * 50.38 % > 5. */
+    double warm[] = {26.2, 31.4, 39.4};
+    json_t *res = trend_of(warm, 3);
+    CHECKF(!strcmp(jstr(res, "repeats.trend.direction") ?: "", "rising"), "%s",
+           jstr(res, "repeats.trend.reason") ?: "-");
+    CHECKF(NEAR(jnum(res, "repeats.trend.change_pct"), 50.38, 0.01), "%g",
+           jnum(res, "repeats.trend.change_pct"));
+    CHECK(jnum(res, "repeats.trend.runs") == 3 && json_is_null(jget(res, "repeats.trend.reason")));
+    const json_t *w = json_object_get(res, "warnings");
+    CHECK(has(w, "the runs rise monotonically (26.2 -> 31.4 -> 39.4 AOPS, +50.4 % over 3 runs)"));
+    CHECK(has(w, "add --warmup-cycles 1 (or more)"));
+    CHECK(has(w, "unstable: AOPS CV")); /* the CV bound still says its own: 20.6 % */
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    results_print_summary(res, "dir", f);
+    fclose(f);
+    CHECKF(strstr(out, "  warning: the runs rise monotonically") != NULL, "%s", out);
+    free(out);
+    json_decref(res);
+
+    /* Down each time, but mostly in one step: the line gives 40.05 for run
+     * 2, 41.2 is 1.15 from it, more than 4.1 / 4 = 1.025: no trend. */
+    double step[] = {42.1, 41.2, 38.0};
+    res = trend_of(step, 3);
+    CHECK(json_is_null(jget(res, "repeats.trend.direction")));
+    CHECKF(strstr(jstr(res, "repeats.trend.reason") ?: "", "not steady: run 2") != NULL, "%s",
+           jstr(res, "repeats.trend.reason") ?: "-");
+    CHECKF(NEAR(jnum(res, "repeats.trend.change_pct"), -9.74, 0.01), "%g", /* -4.1 / 42.1 */
+           jnum(res, "repeats.trend.change_pct"));
+    CHECK(!has(json_object_get(res, "warnings"), "monotonically"));
+    json_decref(res);
+
+    /* Down steadily: 40.0 is 0.05 from 40.05; -9.74 %. */
+    double hot[] = {42.1, 40.0, 38.0};
+    res = trend_of(hot, 3);
+    CHECK(!strcmp(jstr(res, "repeats.trend.direction") ?: "", "falling"));
+    w = json_object_get(res, "warnings");
+    CHECK(has(w, "the runs fall monotonically (42.1 -> 40.0 -> 38.0 AOPS, -9.7 % over 3 runs)"));
+    CHECK(has(w, "thermal") && !has(w, "--warmup-cycles"));
+    json_decref(res);
+
+    /* Up, then down: not monotonic. */
+    double flat[] = {40, 42, 41};
+    res = trend_of(flat, 3);
+    CHECK(json_is_null(jget(res, "repeats.trend.direction")));
+    CHECK(strstr(jstr(res, "repeats.trend.reason") ?: "", "not strictly monotonic: run 2 42.0, "
+                                                          "run 3 41.0") != NULL);
+    CHECK(!has(json_object_get(res, "warnings"), "monotonically"));
+    json_decref(res);
+
+    /* Steady but small: +2 % is within --max-cv 5 %. */
+    double small[] = {200, 202, 204};
+    res = trend_of(small, 3);
+    CHECK(json_is_null(jget(res, "repeats.trend.direction")));
+    CHECK(strstr(jstr(res, "repeats.trend.reason") ?: "", "within --max-cv 5 %") != NULL);
+    json_decref(res);
+
+    /* Four runs: the line through 10 and 14 gives 11.33 and 12.67; 11.0 is
+     * 1.67 from the second, not under 4 / 4 = 1. With 13 instead: 0.33 from
+     * each, a trend of +40 %. */
+    double four[] = {10, 10.5, 11, 14}, four2[] = {10, 11, 13, 14};
+    res = trend_of(four, 4);
+    CHECKF(strstr(jstr(res, "repeats.trend.reason") ?: "", "not steady: run 3") != NULL, "%s",
+           jstr(res, "repeats.trend.reason") ?: "-");
+    json_decref(res);
+    res = trend_of(four2, 4);
+    CHECK(!strcmp(jstr(res, "repeats.trend.direction") ?: "", "rising") &&
+          NEAR(jnum(res, "repeats.trend.change_pct"), 40, 1e-9));
+    json_decref(res);
+
+    /* Six runs, one AOPS more each: on the line; +50 %; the warning names
+     * the first two and the last. */
+    double six[] = {10, 11, 12, 13, 14, 15};
+    res = trend_of(six, 6);
+    CHECK(has(json_object_get(res, "warnings"),
+              "(10.0 -> 11.0 -> ... -> 15.0 AOPS, +50.0 % over 6 runs)"));
+    json_decref(res);
+
+    /* Two runs: no trend, and why; the change is still given. */
+    res = trend_of(warm, 2);
+    CHECK(json_is_null(jget(res, "repeats.trend.direction")) &&
+          jnum(res, "repeats.trend.runs") == 2);
+    CHECK(strstr(jstr(res, "repeats.trend.reason") ?: "", "a trend needs 3") != NULL);
+    CHECK(NEAR(jnum(res, "repeats.trend.change_pct"), 19.85, 0.01)); /* 5.2 / 26.2 */
+    json_decref(res);
+
+    /* A run with no AOPS is left out: the other three still rise. With two
+     * left, none; with none left, no change either. */
+    double gap[] = {26.2, NAN, 31.4, 39.4}, gap2[] = {26.2, NAN, 39.4}, gone[] = {NAN, NAN, NAN};
+    res = trend_of(gap, 4);
+    CHECK(!strcmp(jstr(res, "repeats.trend.direction") ?: "", "rising") &&
+          jnum(res, "repeats.trend.runs") == 3);
+    json_decref(res);
+    res = trend_of(gap2, 3);
+    CHECK(json_is_null(jget(res, "repeats.trend.direction")) &&
+          strstr(jstr(res, "repeats.trend.reason") ?: "", "2 run(s) with an AOPS") != NULL);
+    json_decref(res);
+    res = trend_of(gone, 3);
+    CHECK(json_is_null(jget(res, "repeats.trend.direction")) &&
+          json_is_null(jget(res, "repeats.trend.change_pct")) &&
+          jnum(res, "repeats.trend.runs") == 0);
+    json_decref(res);
 }
 
 /* A result with AOPS v and, when lo < hi, repeats over [lo, hi]. */
@@ -213,6 +341,7 @@ int main(void) {
     test_stats();
     test_run_line();
     test_combine();
+    test_trend();
     test_noise();
     test_counters();
     return unit_done("test_repeat");
