@@ -84,17 +84,17 @@ static void others(json_t *const *runs, unsigned made, unsigned median, const ch
  *   1. k >= 3;
  *   2. the runs are strictly monotonic: every step v[i] - v[i-1] has the
  *      sign of D, none is zero;
- *   3. the change is steady: every run is closer than |D| / 4 to the
- *      straight line through the first and the last, v[0] + D * i / (k - 1);
- *   4. it is larger than --max-cv: |change_pct| > max_cv, where change_pct =
- *      D / v[0] * 100 (the last run against the first).
+ *   3. it is larger than --max-cv: |change_pct| > max_cv, where change_pct =
+ *      D / v[0] * 100 (the last run against the first);
+ *   4. the change is steady: every run is closer than |D| / 4 to the
+ *      straight line through the first and the last, v[0] + D * i / (k - 1).
  * Why: 2 alone holds for 2 of the 6 orders of any three figures, so for one
  * repeat in 3 of pure noise; and a monotonic row can be one run that jumped
  * (42.1, 41.2, 38.0: the first two agree within 0.9, then a drop of 3.2), a
- * step, not a trend. 3 asks the change to be spread over the runs: with 3
+ * step, not a trend. 4 asks the change to be spread over the runs: with 3
  * runs it says the middle one lies in the middle half between the first and
  * the last (42.1, 41.2, 38.0: the line gives 40.05, and 41.2 is 1.15 from it,
- * more than 4.1 / 4 = 1.025: no trend). 4: a change smaller than the spread
+ * more than 4.1 / 4 = 1.025: no trend). 3: a change smaller than the spread
  * the user accepts between reruns changes no conclusion and wants no remedy.
  * Each is checked by hand from repeats.aops. The direction is "rising" or
  * "falling", else null with the first condition that fails in reason;
@@ -131,13 +131,13 @@ static json_t *repeat_trend(const double *aops, unsigned made, double max_cv, js
     else if (i < k)
         snprintf(why, sizeof why, "not strictly monotonic: run %u %.1f, run %u %.1f AOPS",
                  run[i - 1], v[i - 1], run[i], v[i]);
+    else if (!(fabs(change) > max_cv))
+        snprintf(why, sizeof why, "the change, %+.1f %%, is within --max-cv %g %%", change, max_cv);
     else if (far >= fabs(d) / 4)
         snprintf(why, sizeof why,
                  "not steady: run %u (%.1f AOPS) is %.2f from the line through the first and "
                  "the last, a quarter of the change is %.2f",
                  run[at], v[at], far, fabs(d) / 4);
-    else if (!(fabs(change) > max_cv))
-        snprintf(why, sizeof why, "the change, %+.1f %%, is within --max-cv %g %%", change, max_cv);
     else
         dir = d > 0 ? "rising" : "falling";
     if (dir) {
