@@ -8,7 +8,9 @@
  * AOPS_TEST_SLOW_EXIT_MS=n makes every worker take n ms to close after its
  * last operation, as hundreds of containers being torn down do.
  * AOPS_TEST_SLOW_RUN=i makes the sleeps of run i of a --repeat three times
- * as long: a run made noisy on purpose, for the stability rule's test.
+ * as long: a run made noisy on purpose, for the stability rule's test;
+ * AOPS_TEST_WARMING=1 divides the sleeps of run i by i, so the runs' AOPS
+ * rise as 1, 2, 3, ...: a trend, as caches warming give (the trend's test).
  * AOPS_SLEEP_PACED=1 sleeps to deadlines one AOPS_SLEEP_US apart instead,
  * so a late wake-up on a loaded machine is made up by the next operation
  * and equal runs stay equal (the stability rule's other test). Both
@@ -56,6 +58,8 @@ static void *test_open(const struct config *cfg, unsigned worker, char *err, siz
     t->sleep_us = env_long("AOPS_SLEEP_US", 1000);
     if (cfg->repeat_index && env_long("AOPS_TEST_SLOW_RUN", 0) == (long)cfg->repeat_index)
         t->sleep_us *= 3;
+    if (cfg->repeat_index && env_long("AOPS_TEST_WARMING", 0))
+        t->sleep_us /= cfg->repeat_index;
     t->memhog_mb = env_long("AOPS_MEMHOG_MB", 64);
     t->paced = env_long("AOPS_SLEEP_PACED", 0) != 0;
     t->crash = env_long("AOPS_TEST_CRASH_WORKER", -1) == (long)worker;

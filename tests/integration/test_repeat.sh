@@ -9,7 +9,8 @@
 #     but counted 1,340; the per-interval counts of the series sum to the
 #     totals exactly;
 #   - the unstable warning on a run made slow on purpose, none on three equal
-#     runs of the sleep workload;
+#     runs of the sleep workload; repeats.trend as jq applies its rule, none
+#     on the equal runs, a rising one named on stdout on runs made to speed up;
 #   - an even count takes the lower median; a sweep repeats each point and its
 #     report draws error bars; Ctrl-C in the second of three runs;
 #   - compare marks a ratio within the runs' combined spread (fixtures);
@@ -41,6 +42,21 @@ check "aops_median, min, max as jq finds them" jq -e --argjson a "$RUNS" \
 check "aops_cv = sample SD / mean, in percent" jq -e --argjson a "$RUNS" \
     '($a | add / length) as $m | ((($a | map((. - $m) * (. - $m)) | add) / 2 | sqrt) / $m * 100) as $cv
      | (.repeats.aops_cv - $cv | fabs) < 1e-6 * ($cv + 1)' $R
+# The trend rule of result/repeat.c, applied by jq to repeats.aops: strictly monotonic, every
+# run within a quarter of the change of the line through the first and the last, and a change
+# above --max-cv; else no direction.
+check "repeats.trend as jq applies the rule to repeats.aops ($(jq -c .repeats.trend $R))" jq -e '
+    [.repeats.aops[] | select(. != null)] as $v | ($v | length) as $k | ($v[$k - 1] - $v[0]) as $d
+    | ($d / $v[0] * 100) as $c
+    | (if $k < 3 or $v[0] <= 0 then null
+       elif ([range(1; $k) as $i | ($v[$i] - $v[$i - 1]) * $d > 0] | all | not) then null
+       elif (([range(1; $k - 1) as $i | ($v[$i] - ($v[0] + $d * $i / ($k - 1))) | fabs] | max // 0)
+             >= ($d | fabs) / 4) then null
+       elif ($c | fabs) <= .config.max_cv then null
+       elif $d > 0 then "rising" else "falling" end) as $want
+    | .repeats.trend.direction == $want and .repeats.trend.runs == $k
+      and ((.repeats.trend.change_pct - $c) | fabs) < 1e-9 * (($c | fabs) + 1)
+      and ((.warnings | any(test("^the runs (rise|fall) monotonically"))) == ($want != null))' $R
 med=$(jq -r '.repeats.median_run' $R)
 # What only the combined result says: the spread, validity over all runs, and
 # so whether it is reportable; its own digests; where the median run's log is.
@@ -94,6 +110,15 @@ check "report: unstable shown next to the headline" grep -q 'id="unstable"' "$TM
 AOPS_SLEEP_PACED=1 AOPS_SLEEP_US=100000 "$HARNESS" --containers 2 --workloads sleep --repeat 3 --out "$TMP/equal" --quiet >/dev/null 2>&1
 check "three equal runs: no unstable warning ($(jq -c .repeats.aops "$TMP/equal/result.json"))" \
     jq -e '.repeats.n == 3 and .repeats.aops_cv <= 5 and (.warnings | any(test("unstable")) | not)' "$TMP/equal/result.json"
+check "three equal runs: no trend" jq -e '.repeats.trend.direction == null and (.repeats.trend.reason | type == "string")' "$TMP/equal/result.json"
+# Runs that speed up as caches warming make them: run i sleeps 1/i as long, AOPS about 1, 2, 3.
+AOPS_TEST_WARMING=1 AOPS_SLEEP_PACED=1 AOPS_SLEEP_US=60000 "$HARNESS" --containers 1 --workloads sleep --repeat 3 \
+    --out "$TMP/warming" >"$TMP/warming.out" 2>/dev/null
+check "runs rising 1, 2, 3: a rising trend of about +200 % ($(jq -c .repeats.aops "$TMP/warming/result.json"))" \
+    jq -e '.repeats.trend.direction == "rising" and .repeats.trend.runs == 3 and (.repeats.trend.change_pct - 200 | fabs) < 20' \
+    "$TMP/warming/result.json"
+check_contains "and the summary names it with the remedy" "warning: the runs rise monotonically (" "$(cat "$TMP/warming.out")"
+check_contains "the remedy" "add --warmup-cycles 1 (or more)" "$(cat "$TMP/warming.out")"
 check "the short-run warning is said once, not per run" jq -e '[.warnings[] | select(test("short run"))] | length == 1' "$TMP/equal/result.json"
 
 # ---- a long warm-up is progress, a warm-up that hangs is a stall ----
