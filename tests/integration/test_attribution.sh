@@ -32,6 +32,7 @@ read -r busy0 steal0 < <(stat_ticks)
 read -r busy1 steal1 < <(stat_ticks)
 J=$R/result.json
 hz=$(getconf CLK_TCK)
+tick_slack=$(awk -v n="$(getconf _NPROCESSORS_ONLN)" -v h="$hz" 'BEGIN { print 2 * n / h }')
 ext_busy=$(awk -v a="$busy0" -v b="$busy1" -v h="$hz" 'BEGIN { print (b - a) / h }')
 ext_steal=$(awk -v a="$steal0" -v b="$steal1" -v h="$hz" 'BEGIN { print (b - a) / h }')
 [ -f "$J" ] || { fail "no result.json: $(tail -5 "$TMP/run.log")"; finish; }
@@ -42,9 +43,13 @@ for w in run s3 db search; do
         v=$(jq_ ".attribution.$w.$c.cpu_s" "$J")
         check "attribution.$w.$c.cpu_s is a number ($v; $(jq -c ".attribution_unavailable.$c" "$J"))" num_ok "$v"
     done
-    # ...and what was read never exceeds it by more than 10 % (other >= -10 % of busy)
-    check "$w: the components read fit in the machine's busy time within 10 % ($(jq -c ".attribution.$w | {other: .other.cpu_s, machine}" "$J"))" \
-        jq -e --arg w "$w" '.attribution[$w] as $a | $a.other.cpu_s >= -0.1 * $a.machine.busy_s' "$J"
+    # ...and what was read never exceeds it by more than 10 % plus /proc/stat's resolution.
+    # The machine's busy time is whole ticks per CPU, read at both ends of a window, so it may
+    # be short by up to 2 ticks per CPU: on a 0.15 s db window that alone is 0.04 s here, more
+    # than the 10 %, and the check failed on quick machines (CI, other -0.017 s of 0.15 s).
+    check "$w: the components read fit in the machine's busy time within 10 % + $tick_slack s of ticks ($(jq -c ".attribution.$w | {other: .other.cpu_s, machine}" "$J"))" \
+        jq -e --arg w "$w" --argjson t "$tick_slack" \
+        '.attribution[$w] as $a | $a.other.cpu_s >= -0.1 * $a.machine.busy_s - $t' "$J"
 done
 # The run's machine busy time (no steal in it) fits in what /proc/stat said around the whole
 # command, and what the components used fits in it too (10 % for tick granularity).
