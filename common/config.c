@@ -331,8 +331,13 @@ void config_base_defaults(struct config *cfg) {
 void config_credentials_path(const struct config *cfg, char *out, size_t len, int *must_exist) {
     const char *env = getenv("AOPS_CREDENTIALS");
     *must_exist = env && *env;
+    /* scripts/stack writes its credentials into $AOPS_STACK_DIR: a stack moved
+     * there must be the one a run finds, not the default one beside it. */
+    const char *dir = getenv("AOPS_STACK_DIR");
     if (*must_exist)
         snprintf(out, len, "%s", env);
+    else if (dir && *dir)
+        snprintf(out, len, "%s/credentials", dir);
     else
         snprintf(out, len, "%s/.local/stack/credentials", cfg->harness_dir);
 }

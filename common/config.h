@@ -136,7 +136,8 @@ extern const size_t config_nrows;
  * or bench binary under build/), apply config_rows' defaults. */
 void config_base_defaults(struct config *cfg);
 
-/* The credentials file: $AOPS_CREDENTIALS, else <repository>/.local/stack/
+/* The credentials file: $AOPS_CREDENTIALS, else $AOPS_STACK_DIR/credentials
+ * (where scripts/stack writes them), else <repository>/.local/stack/
  * credentials. *must_exist: named by the environment, so a missing one is
  * an error (the default one may be absent: no local stack). */
 void config_credentials_path(const struct config *cfg, char *out, size_t len, int *must_exist);

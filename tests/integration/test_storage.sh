@@ -29,7 +29,9 @@ cd "$ROOT" || exit 1
 export AOPS_STACK_DIR="$TMP/stack"
 export AOPS_MINIO_PORT="${TEST_STORAGE_MINIO_PORT:-19600}" AOPS_MINIO_CONSOLE_PORT="${TEST_STORAGE_MINIO_CONSOLE_PORT:-19601}"
 export AOPS_MARIADB_PORT="${TEST_STORAGE_MARIADB_PORT:-13367}"
-export AOPS_CREDENTIALS="$AOPS_STACK_DIR/credentials"
+# No AOPS_CREDENTIALS: the harness finds the credentials scripts/stack wrote into $AOPS_STACK_DIR
+# (checked below by the run's endpoint).
+unset AOPS_CREDENTIALS
 BL="$TMP/baseline.json"
 LOOPS=() MNTS=()
 
@@ -103,8 +105,8 @@ check_eq "format.json on a drive: one set of 4 drives" "1 4" \
     "$(jq -r '[(.xl.sets | length), (.xl.sets[0] | length)] | join(" ")' "$TMP/d1/.minio.sys/format.json")"
 
 # A 1 MiB object: each drive holds one shard of it; 1 MiB / shard = the data shards.
-ak="$(sed -n 's/^AWS_ACCESS_KEY_ID=//p' "$AOPS_CREDENTIALS")"
-sk="$(sed -n 's/^AWS_SECRET_ACCESS_KEY=//p' "$AOPS_CREDENTIALS")"
+ak="$(sed -n 's/^AWS_ACCESS_KEY_ID=//p' "$AOPS_STACK_DIR/credentials")"
+sk="$(sed -n 's/^AWS_SECRET_ACCESS_KEY=//p' "$AOPS_STACK_DIR/credentials")"
 s3curl() { curl -s --aws-sigv4 "aws:amz:us-east-1:s3" --user "$ak:$sk" -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" "$@"; }
 head -c 1048576 /dev/urandom >"$TMP/obj"
 s3curl -X PUT -o /dev/null "http://127.0.0.1:$AOPS_MINIO_PORT/ectest" &&
@@ -130,6 +132,8 @@ check_eq "prepare over 4 drives exits 0 ($(tail -n1 "$TMP/prep.log"))" 0 "$?"
 check_eq "a tiny run over 4 drives exits 0" 0 "$?"
 R="$TMP/run4/result.json"
 check_eq "and is valid" true "$(jq -r .valid "$R")"
+check_eq "it ran against the stack in \$AOPS_STACK_DIR, found without AOPS_CREDENTIALS" \
+    "http://127.0.0.1:$AOPS_MINIO_PORT" "$(jq -r .config.s3.endpoint "$R")"
 check_eq "every GET completed without error" "2380 0" "$(jq -r '"\(.workloads.s3.ops) \(.workloads.s3.errors)"' "$R")"
 check "MinIO itself counted at least those 2380 GETs" jq -e \
     '[.server_counts[] | select(.GetObject) | .agrees and .GetObject.delta >= 2380] == [true]' "$R"
