@@ -310,6 +310,8 @@ json_t *fleet_telemetry(const struct fleet_shard *s, size_t n, const struct seri
     json_object_set_new(t, "power", pw);
     json_object_set_new(t, "power_unavailable_reason",
                         isfinite(*watts) ? json_null() : json_string(why));
+    json_object_set_new(t, "platform_power_unavailable_reason",
+                        isfinite(*pwatts) ? json_null() : json_string(pwhy));
     json_object_set_new(t, "series", from_series ? series_json(ser) : json_array());
     return t;
 }

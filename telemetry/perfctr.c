@@ -750,6 +750,27 @@ static json_t *num_or_null(double v) {
     return isfinite(v) ? json_real(v) : json_null();
 }
 
+/* Why a ratio is null: the events it is made of that gave no value, or a
+ * zero denominator. One reason for the three ratios, which share their
+ * inputs; null when all three are figures. */
+static json_t *ratios_reason(const struct pc_delta *d) {
+    if (isfinite(d->ipc) && isfinite(d->cache_mpki) && isfinite(d->branch_mpki))
+        return json_null();
+    static const int in[] = {PC_CYCLES, PC_INSTRUCTIONS, PC_CACHE_MISSES, PC_BRANCH_MISSES};
+    char buf[512] = "";
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof in / sizeof in[0] && n < sizeof buf; i++) {
+        const struct pc_count *c = &d->ev[in[i]];
+        int zero = c->has_value && c->value <= 0 && i < 2; /* a denominator */
+        if (c->has_value && !zero)
+            continue;
+        int k = snprintf(buf + n, sizeof buf - n, "%s%s %s", n ? ", " : "", EV[in[i]].name,
+                         zero ? "counted 0" : perfctr_status_name(c->status));
+        n += k > 0 ? (size_t)k : 0;
+    }
+    return json_sprintf("not derived: %s (each event's reason beside it)", buf);
+}
+
 json_t *perfctr_delta_json(const struct pc_delta *d) {
     json_t *o = json_object();
     for (int e = 0; e < PC_NEVENTS; e++) {
@@ -766,5 +787,6 @@ json_t *perfctr_delta_json(const struct pc_delta *d) {
     json_object_set_new(o, "ipc", num_or_null(d->ipc));
     json_object_set_new(o, "cache_mpki", num_or_null(d->cache_mpki));
     json_object_set_new(o, "branch_mpki", num_or_null(d->branch_mpki));
+    json_object_set_new(o, "ratios_reason", ratios_reason(d));
     return o;
 }

@@ -518,6 +518,10 @@ json_t *telemetry_json(const struct telemetry *t) {
     json_object_set_new(o, "power", power_set_json(t->ps, t->span_a, t->span_b, power_colstat, t));
     const char *why = power_set_reason(t->ps, PSCOPE_PACKAGE);
     json_object_set_new(o, "power_unavailable_reason", why[0] ? json_string(why) : json_null());
+    /* The platform's too, for aops_per_watt_platform: a reason one key away. */
+    why = power_set_reason(t->ps, PSCOPE_PLATFORM);
+    json_object_set_new(o, "platform_power_unavailable_reason",
+                        why[0] ? json_string(why) : json_null());
     if (t->stat_fd < 0)
         json_object_set_new(o, "cpu_unavailable_reason", json_string(t->cpu_reason));
 

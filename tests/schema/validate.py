@@ -19,8 +19,13 @@ reason key` where the schema names no x-null-reason for the key, `... reason key
 it names one the result does not carry; those lines make the exit 1 too.
 
 x-null-reason is relative to the object holding the null: `reason` is a sibling key, `../x` a
-key of the parent object. A reason key itself (reason, *_reason, *_unavailable) may be null:
-nothing to explain.
+key of the parent object (a list counts as one level), `../../telemetry/x` up and then down, `/a/b`
+a key from the result's root (one reason for many nulls, e.g. every power figure's in telemetry). A reason key itself (reason, *_reason,
+*_unavailable) may be null: nothing to explain.
+
+x-null-means is for a null that is a value, not a figure missing: the schema says what it
+means (`placement.server_cpus`: the servers are not pinned). Such a key is not listed by
+--nullable and needs no reason key in the result.
 """
 import json
 import os
@@ -88,16 +93,28 @@ def nulls(schema, node, value, path, parents, out):
     if value is None and path and isinstance(path[-1], str) and REASON_KEY.search(path[-1]):
         return
     if value is None:
+        target = (deref(schema, node) or {}) if isinstance(node, dict) else {}
+        if isinstance(node, dict) and (node.get("x-null-means") or target.get("x-null-means")):
+            return  # a value the schema explains
         reason = node.get("x-null-reason") if isinstance(node, dict) else None
-        if reason is None and isinstance(node, dict) and "$ref" in node:
-            reason = (deref(schema, node) or {}).get("x-null-reason")
+        if reason is None:
+            reason = target.get("x-null-reason")
         if not reason:
             out.append("%s: null without a reason key" % show(path))
             return
         where, name = parents[-1] if parents else None, reason
+        if name.startswith("/"):  # from the root: walk the pointer to the reason's object
+            parts = name[1:].split("/")
+            where = parents[0] if parents else None
+            for p in parts[:-1]:
+                where = where.get(p) if isinstance(where, dict) else None
+            name = parts[-1]
         while name.startswith("../"):
             parents = parents[:-1]
             where, name = parents[-1] if parents else None, name[3:]
+        *down, name = name.split("/")  # `../../telemetry/x`: up, then down to the reason
+        for p in down:
+            where = where.get(p) if isinstance(where, dict) else None
         if not isinstance(where, dict) or where.get(name) is None:
             out.append("%s: null, reason key %s absent" % (show(path), reason))
         return
@@ -127,7 +144,8 @@ def nullable(schema):
             return
         t = node.get("type", [])
         key = re.split(r"[.\[]", path)[-1] if path else ""
-        if "null" in (t if isinstance(t, list) else [t]) and not node.get("x-null-reason") and not REASON_KEY.search(key):
+        explained = node.get("x-null-reason") or node.get("x-null-means")
+        if "null" in (t if isinstance(t, list) else [t]) and not explained and not REASON_KEY.search(key):
             out.append(path or ".")
         for k, v in node.get("properties", {}).items():
             walk(v, path + "." + k, seen)

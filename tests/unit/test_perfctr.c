@@ -266,7 +266,12 @@ static void test_fake_no_pmu(void) {
     CHECK(json_real_value(json_object_get(tc, "running_ratio")) == 1.0);
     CHECK(json_object_get(tc, "reason") == NULL);
     CHECK(json_is_null(json_object_get(j, "ipc")));
-    CHECK(json_object_size(j) == PC_NEVENTS + 3);
+    /* the ratios' reason names the events they lack, each one's status beside it */
+    const char *rr = json_string_value(json_object_get(j, "ratios_reason"));
+    CHECKF(rr && strstr(rr, "cycles unsupported") && strstr(rr, "instructions unsupported") &&
+               strstr(rr, "branch-misses unsupported") && !strstr(rr, "task-clock"),
+           "%s", rr ? rr : "(null)");
+    CHECK(json_object_size(j) == PC_NEVENTS + 4);
     json_decref(j);
     perfctr_close(pc);
     CHECKF(f.nopen == 0, "%d fds left open", f.nopen);
@@ -359,6 +364,7 @@ static void test_fake_multiplexed(void) {
     CHECK(json_integer_value(json_object_get(c, "value")) == (json_int_t)EXPECT(PC_INSTRUCTIONS));
     CHECK(fabs(json_real_value(json_object_get(c, "running_ratio")) - 0.25) < 1e-9);
     CHECK(fabs(json_real_value(json_object_get(j, "ipc")) - d.ipc) < 1e-12);
+    CHECK(json_is_null(json_object_get(j, "ratios_reason"))); /* all three are figures */
     json_decref(j);
     perfctr_close(pc);
     CHECK(f.nopen == 0);
