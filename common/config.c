@@ -257,6 +257,8 @@ const struct opt_row config_rows[] = {
      NULL, "docker runtime: the engine's Unix socket (or unix:///path)"},
     {"container-network", OPT_STR, F(container_network), 0, 0, "host", NULL, NULL, 0, NULL,
      "docker runtime: the workers' network (host, bridge, or a compose network's name)"},
+    {"engine-connections", OPT_UINT, F(engine_connections), 1, 256, "16", NULL, NULL, 0, NULL,
+     "docker runtime: containers created and started at once, one engine connection each"},
     {"baseline", OPT_FLAG, F(baseline), 0, 0, NULL, NULL, NULL, 0, NULL,
      "prepare: also measure each data drive with fio (as harness baseline does)"},
     {"baseline-file", OPT_STR, F(baseline_file), 0, 0, NULL, NULL, NULL, 0, NULL,

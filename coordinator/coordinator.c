@@ -375,8 +375,16 @@ static void coord_launch(struct coord *c) {
         if (c->interrupted)
             break;
     }
-    /* The workers hold their ends now. */
-    runtime_launched(c->rt);
+    /* The workers hold their ends now; the docker runtime's containers are
+     * created and started here, several at a time. */
+    char err[1024];
+    if (runtime_launched(c->rt, err, sizeof err) != 0) {
+        if (!c->code)
+            invalid(c, err);
+        c->alive = 0; /* those that never ran are marked ended */
+        for (unsigned i = 0; i < c->forked; i++)
+            c->alive += !c->we[i].reaped;
+    }
     /* After the launches: the workers' work is not the coordinator's. */
     attrib_open_coordinator(c->at);
 }
@@ -690,6 +698,7 @@ static void coord_write(struct coord *c, int64_t t_start) {
         .placement_config = placement_config_json(cfg),
         .placement = placement_json(c->r.place),
         .container_placement = placement_containers_json(&c->r),
+        .launch = runtime_launch_json(c->rt),
     };
     rep.servers_pinned = server_pin_results(c->pin);
     json_t *res = results_build(&rep);
@@ -697,6 +706,7 @@ static void coord_write(struct coord *c, int64_t t_start) {
     json_decref(rep.placement_config);
     json_decref(rep.placement);
     json_decref(rep.container_placement);
+    json_decref(rep.launch);
     if (!res) {
         fprintf(stderr, "harness: out of memory building the result\n");
         c->code = EXIT_INVALID;

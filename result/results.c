@@ -61,9 +61,10 @@ static json_t *config_json(const struct config *cfg, const struct run_layout *la
     json_object_set_new(c, "runtime",
                         json_string(cfg->runtime == RUNTIME_DOCKER ? "docker" : "cgroup"));
     if (cfg->runtime == RUNTIME_DOCKER)
-        json_object_set_new(
-            c, "docker",
-            json_pack("{s:s, s:s}", "image", cfg->image, "network", cfg->container_network));
+        json_object_set_new(c, "docker",
+                            json_pack("{s:s, s:s, s:i}", "image", cfg->image, "network",
+                                      cfg->container_network, "engine_connections",
+                                      (int)cfg->engine_connections));
     for (int i = 0; workload_table[i]; i++) {
         if (!workload_table[i]->describe)
             continue;
@@ -316,11 +317,12 @@ json_t *results_build(const struct run_report *rep) {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     result_put(res, RK_COORDINATOR,
-               json_pack("{s:o, s:I, s:f}", "startup_seconds",
+               json_pack("{s:o, s:I, s:f, s:O?}", "startup_seconds",
                          json_num_or_null(rep->startup_seconds, rep->released), "peak_rss_bytes",
                          (json_int_t)ru.ru_maxrss * 1024, "cpu_seconds",
                          (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
-                             (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6),
+                             (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6,
+                         "launch", rep->launch),
                "out of memory");
     struct attrib_json at;
     attrib_results(rep->attrib, res, &at);

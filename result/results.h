@@ -29,9 +29,10 @@ struct run_report {
     json_t *reasons; /* invalid_reasons, filled by the coordinator first */
     json_t *warnings;
     struct telemetry *tel;
-    const char *cgroups;                     /* description, or NULL with --no-cgroups */
-    double startup_seconds;                  /* command start to barrier release */
-    json_t *servers;                         /* backends: what serves each workload */
+    const char *cgroups;    /* description, or NULL with --no-cgroups */
+    double startup_seconds; /* command start to barrier release */
+    json_t *launch;         /* coordinator.launch: how the containers were started; NULL forked */
+    json_t *servers;        /* backends: what serves each workload */
     const struct attrib *attrib;             /* where the time went; NULL: not measured */
     const struct server_check *server_check; /* the servers' own counts; NULL: none */
     double t0_epoch; /* the release by the wall clock (windows' absolute edges); 0 none */

@@ -89,11 +89,13 @@ static int cg_launch(struct runtime *base, unsigned i, struct worker_end *we, in
     return 0;
 }
 
-static void cg_launched(struct runtime *base) {
+static int cg_launched(struct runtime *base, char *err, size_t errlen) {
+    (void)err, (void)errlen;
     struct rt_cgroup *rt = (struct rt_cgroup *)base;
     close(rt->ready[1]);
     close(rt->release[0]);
     rt->ready[1] = rt->release[0] = base->r->ready_fd = base->r->release_fd = -1;
+    return 0;
 }
 
 static void cg_release(struct runtime *base) {
@@ -216,8 +218,12 @@ int runtime_launch(struct runtime *rt, unsigned i, struct worker_end *we, int cl
     return rt->ops->launch(rt, i, we, close_fd, mask, err, errlen);
 }
 
-void runtime_launched(struct runtime *rt) {
-    rt->ops->launched(rt);
+int runtime_launched(struct runtime *rt, char *err, size_t errlen) {
+    return rt->ops->launched(rt, err, errlen);
+}
+
+json_t *runtime_launch_json(const struct runtime *rt) {
+    return rt && rt->ops->launch_json ? rt->ops->launch_json(rt) : NULL;
 }
 
 void runtime_release(struct runtime *rt) {

@@ -16,6 +16,7 @@
 #ifndef AOPS_RUNTIME_H
 #define AOPS_RUNTIME_H
 
+#include <jansson.h>
 #include <signal.h>
 
 #include "../result/run.h"
@@ -35,8 +36,16 @@ struct runtime *runtime_new(struct run_ctx *r, int *ready_rd, int *release_wr, c
 int runtime_launch(struct runtime *rt, unsigned i, struct worker_end *we, int close_fd,
                    const sigset_t *mask, char *err, size_t errlen);
 
-/* After the last launch: drop the workers' ends of the channels. */
-void runtime_launched(struct runtime *rt);
+/* After the last launch: drop the workers' ends of the channels; the docker
+ * runtime creates and starts its containers here, over several engine
+ * connections at once. 0, or -1 with err (the first launch that failed;
+ * workers that never ran are marked ended). */
+int runtime_launched(struct runtime *rt, char *err, size_t errlen);
+
+/* How the workers were started ({containers, connections, seconds,
+ * create_ms, start_ms}), or NULL where the runtime has nothing to say (the
+ * cgroup runtime forks). Caller decrefs. */
+json_t *runtime_launch_json(const struct runtime *rt);
 
 /* Release the barrier: close the release channel's write end, so every
  * worker blocked on it wakes with EOF at once. */

@@ -25,11 +25,20 @@
  * split a path with ':' in it on). Ends are read from State (ExitCode,
  * OOMKilled); every container is removed at the end, and the next run removes
  * the containers, run directories and cgroup parents of a coordinator on this
- * host that is gone. */
+ * host that is gone.
+ *
+ * Containers are created and started over --engine-connections connections
+ * at once (default 16), one thread each: the engine serves requests in
+ * parallel, and one create and start after the other made 256 containers
+ * take 256 round trips of ~150 ms here. launch() only builds a container's
+ * spec; launched() runs the pool and records each container's create and
+ * start times (launch_json: coordinator.launch in the result). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +66,33 @@ struct rt_docker {
     int ready_rd, release_wr;
     size_t shm_len;
     int64_t last_poll;
+    char sock[512];
+    struct dk_job *jobs; /* one per worker launched, in worker order */
+    unsigned njobs, nconn;
+    double launch_s; /* the pool's wall time */
+};
+
+/* One container to create and start, and what came of it. */
+struct dk_job {
+    unsigned i;
+    char name[96];
+    json_t *spec;
+    struct worker_end *we;
+    int64_t create_ns, start_ns; /* each request's time; 0 not done */
+    char err[512];               /* "" when it was created and started */
+};
+
+/* What the launch threads share: the jobs and the next one to take. */
+struct dk_pool {
+    struct dk_job *jobs;
+    unsigned njobs;
+    atomic_uint next;
+    atomic_int failed; /* a launch failed: the others stop taking jobs */
+};
+
+struct dk_conn {
+    struct dk_pool *pool;
+    struct docker *d;
 };
 
 /* "unix:///var/run/docker.sock" or a plain path. */
@@ -229,6 +265,12 @@ static struct runtime *dk_create(struct run_ctx *r, int *ready_rd, int *release_
     if (socket_path(cfg->docker_host, sock, sizeof sock, err, errlen) != 0 ||
         !(rt->d = docker_open(sock, err, errlen)))
         goto fail;
+    snprintf(rt->sock, sizeof rt->sock, "%s", sock);
+    rt->nconn = cfg->engine_connections ? cfg->engine_connections : 1;
+    if (!(rt->jobs = calloc(cfg->n ? cfg->n : 1, sizeof *rt->jobs))) {
+        snprintf(err, errlen, "out of memory");
+        goto fail;
+    }
     int have = docker_image_exists(rt->d, cfg->image, err, errlen);
     if (have <= 0) {
         if (have == 0)
@@ -380,32 +422,152 @@ static int dk_launch(struct runtime *base, unsigned i, struct worker_end *we, in
                      const sigset_t *mask, char *err, size_t errlen) {
     (void)close_fd, (void)mask;
     struct rt_docker *rt = (struct rt_docker *)base;
-    char exe[4096], name[96], e2[512];
+    char exe[4096];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n <= 0) {
         snprintf(err, errlen, "cannot find the harness executable: %s", strerror(errno));
         return -1;
     }
     exe[n] = 0;
-    snprintf(name, sizeof name, "aops-%d-%u", (int)getpid(), i);
-    json_t *s = spec(rt, i, exe);
-    int rc = docker_create(rt->d, name, s, we->runtime_id, e2, sizeof e2);
-    json_decref(s);
-    if (rc != 0) {
-        snprintf(err, errlen, "cannot create the container of worker %u: %s", i, e2);
+    if (rt->njobs >= base->r->cfg->n) {
+        snprintf(err, errlen, "worker %u: more launches than --containers", i);
         return -1;
     }
+    struct dk_job *j = &rt->jobs[rt->njobs];
+    j->i = i;
+    j->we = we;
+    snprintf(j->name, sizeof j->name, "aops-%d-%u", (int)getpid(), i);
+    if (!(j->spec = spec(rt, i, exe))) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    rt->njobs++;
     we->pid = -1;
     we->oom_killed = -1;
-    if (docker_start(rt->d, we->runtime_id, e2, sizeof e2) != 0) {
-        snprintf(err, errlen, "cannot start the container of worker %u: %s", i, e2);
-        return -1;
-    }
     return 0;
 }
 
-static void dk_launched(struct runtime *base) {
-    (void)base;
+/* A launch thread: take the next job, create and start its container, until
+ * none is left or one failed. */
+static void *launch_thread(void *arg) {
+    struct dk_conn *c = arg;
+    struct dk_pool *p = c->pool;
+    for (;;) {
+        unsigned k = atomic_fetch_add(&p->next, 1);
+        if (k >= p->njobs || atomic_load(&p->failed))
+            return NULL;
+        struct dk_job *j = &p->jobs[k];
+        char e[512];
+        int64_t t = now_ns();
+        int rc = docker_create(c->d, j->name, j->spec, j->we->runtime_id, e, sizeof e);
+        j->create_ns = now_ns() - t;
+        if (rc != 0) {
+            j->we->runtime_id[0] = 0;
+            snprintf(j->err, sizeof j->err, "cannot create the container of worker %u: %s", j->i,
+                     e);
+            atomic_store(&p->failed, 1);
+            continue;
+        }
+        t = now_ns();
+        rc = docker_start(c->d, j->we->runtime_id, e, sizeof e);
+        j->start_ns = now_ns() - t;
+        if (rc != 0) {
+            snprintf(j->err, sizeof j->err, "cannot start the container of worker %u: %s", j->i, e);
+            atomic_store(&p->failed, 1);
+        }
+    }
+}
+
+/* Create and start every container of the run over min(--engine-connections,
+ * containers) connections. The connections are opened here, one thread's
+ * each (a libcurl handle is one thread's at a time); one that cannot be
+ * opened leaves fewer threads, never none (the first is rt->d). A worker
+ * whose container never ran is marked ended, so nothing waits for it. */
+static int dk_launched(struct runtime *base, char *err, size_t errlen) {
+    struct rt_docker *rt = (struct rt_docker *)base;
+    unsigned want = rt->nconn < rt->njobs ? rt->nconn : rt->njobs;
+    if (!want)
+        return 0;
+    struct dk_pool pool = {.jobs = rt->jobs, .njobs = rt->njobs};
+    atomic_init(&pool.next, 0);
+    atomic_init(&pool.failed, 0);
+    struct dk_conn *conn = calloc(want, sizeof *conn);
+    pthread_t *tid = calloc(want, sizeof *tid);
+    unsigned nc = 0, nt = 0;
+    char e[512];
+    if (conn && tid) {
+        conn[nc++] = (struct dk_conn){&pool, rt->d};
+        while (nc < want && (conn[nc].d = docker_open(rt->sock, e, sizeof e)))
+            conn[nc++].pool = &pool;
+    }
+    int64_t t0 = now_ns();
+    for (unsigned k = 1; k < nc; k++) /* conn[0] is this thread's */
+        if (pthread_create(&tid[nt], NULL, launch_thread, &conn[k]) == 0)
+            nt++;
+    launch_thread(&conn[0]);
+    for (unsigned k = 0; k < nt; k++)
+        pthread_join(tid[k], NULL);
+    rt->launch_s = (double)(now_ns() - t0) / 1e9;
+    rt->nconn = nc ? nc : 1;
+    for (unsigned k = 1; k < nc; k++)
+        docker_close(conn[k].d);
+    free(conn);
+    free(tid);
+    if (!nc) { /* out of memory for the pool: one after the other, here */
+        struct dk_conn one = {&pool, rt->d};
+        launch_thread(&one);
+    }
+    int rc = 0;
+    for (unsigned k = 0; k < rt->njobs; k++) {
+        struct dk_job *j = &rt->jobs[k];
+        int ran = j->err[0] == 0 && j->start_ns > 0;
+        if (!ran) /* failed, or never tried after a failure: nothing to wait for */
+            j->we->reaped = 1, j->we->status = SIGKILL;
+        if (j->err[0] && rc == 0) {
+            snprintf(err, errlen, "%s", j->err);
+            rc = -1;
+        }
+    }
+    return rc;
+}
+
+static int dbl_cmp(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* {median, max} of v[0..n), or null when n is 0 (no request was made). */
+static json_t *median_max_json(double *v, unsigned n) {
+    if (!n)
+        return json_null();
+    qsort(v, n, sizeof *v, dbl_cmp);
+    double med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    return json_pack("{s:f, s:f}", "median", med, "max", v[n - 1]);
+}
+
+/* How the containers were started: connections, the pool's wall time, and
+ * each request's median and maximum, in ms. */
+static json_t *dk_launch_json(const struct runtime *base) {
+    const struct rt_docker *rt = (const struct rt_docker *)base;
+    double *c = calloc(rt->njobs ? rt->njobs : 1, sizeof *c);
+    double *st = calloc(rt->njobs ? rt->njobs : 1, sizeof *st);
+    unsigned nc = 0, ns = 0;
+    json_t *o = NULL;
+    if (!c || !st)
+        goto out;
+    for (unsigned k = 0; k < rt->njobs; k++) {
+        if (rt->jobs[k].create_ns > 0)
+            c[nc++] = (double)rt->jobs[k].create_ns / 1e6;
+        if (rt->jobs[k].start_ns > 0)
+            st[ns++] = (double)rt->jobs[k].start_ns / 1e6;
+    }
+    o = json_pack("{s:i, s:i, s:f, s:o, s:o}", "containers", (int)rt->njobs, "connections",
+                  (int)rt->nconn, "seconds", rt->launch_s, "create_ms", median_max_json(c, nc),
+                  "start_ms", median_max_json(st, ns));
+out:
+    free(c);
+    free(st);
+    return o;
 }
 
 static void dk_release(struct runtime *base) {
@@ -504,6 +666,9 @@ static const char *dk_cgroup_parent(const struct runtime *base) {
 static void dk_destroy(struct runtime *base) {
     struct rt_docker *rt = (struct rt_docker *)base;
     char err[512];
+    for (unsigned k = 0; rt->jobs && k < rt->njobs; k++)
+        json_decref(rt->jobs[k].spec);
+    free(rt->jobs);
     if (rt->d) {
         /* Every container of this run, whatever state it reached. */
         json_t *list = docker_list(rt->d, rt->label, err, sizeof err);
@@ -536,6 +701,7 @@ const struct runtime_ops runtime_docker_ops = {
     .create = dk_create,
     .launch = dk_launch,
     .launched = dk_launched,
+    .launch_json = dk_launch_json,
     .release = dk_release,
     .reap = dk_reap,
     .kill = dk_kill,

@@ -10,7 +10,8 @@ struct runtime_ops {
                               size_t errlen);
     int (*launch)(struct runtime *rt, unsigned i, struct worker_end *we, int close_fd,
                   const sigset_t *mask, char *err, size_t errlen);
-    void (*launched)(struct runtime *rt);
+    int (*launched)(struct runtime *rt, char *err, size_t errlen);
+    json_t *(*launch_json)(const struct runtime *rt); /* optional */
     void (*release)(struct runtime *rt);
     unsigned (*reap)(struct runtime *rt, struct worker_end *we, unsigned n);
     void (*kill)(struct runtime *rt, struct worker_end *we, unsigned n);

@@ -86,6 +86,13 @@ check_eq "3 x 1,340 operations" 4020 "$(jq -r .totals.ops "$R")"
 check_eq "config.runtime" docker "$(jq -r .config.runtime "$R")"
 check "each container has its runtime id and exited 0" jq -e '[.containers[] | select((.runtime_id | length) == 64 and .exit_status == 0 and .oom_killed == false and .ops == 1340)] | length == 3' "$R"
 check_eq "no container left after a run" 0 "$(ours)"
+# created and started over min(--engine-connections 16, 3) connections, each request timed
+check "coordinator.launch: 3 containers over 3 connections, each create and start timed" \
+    jq -e '.coordinator.launch | .containers == 3 and .connections == 3 and .seconds > 0 and
+           .create_ms.median > 0 and .start_ms.max >= .start_ms.median and .start_ms.median > 0' "$R"
+check "config.docker.engine_connections is the default, 16" jq -e '.config.docker.engine_connections == 16' "$R"
+out=$(/usr/bin/python3 "$ROOT/tests/schema/validate.py" "$R" 2>&1)
+check_eq "the docker run's result validates against result.schema.json ($out)" "" "$out"
 check "attribution: the workers' CPU read from the containers' common cgroup" \
     jq -e '.attribution.run.workers.cpu_s > 0 and (.attribution_sources.workers | test("aops-[0-9]+-docker"))' "$R"
 check "and that cgroup removed after the run" bash -c "! ls -d /sys/fs/cgroup/*/aops-*-docker /sys/fs/cgroup/aops-*-docker 2>/dev/null | grep -q ."
@@ -100,7 +107,7 @@ docker rm -f aops-test-minio >/dev/null 2>&1
 
 # The limits are the engine's own while the workers run.
 AOPS_SLEEP_US=200000 "$HARNESS" --runtime docker --containers 2 --workloads sleep --memory-limit 200M \
-    --cpus-per-container 0.5 --out "$TMP/lim" --quiet >/dev/null 2>&1 &
+    --cpus-per-container 0.5 --engine-connections 1 --out "$TMP/lim" --quiet >/dev/null 2>&1 &
 pid=$!
 wait_for "limits: the run's 2 containers running" running $pid 2
 id=$(docker ps -q --filter "label=aops.run=$pid@$(hostname)" | head -1)
@@ -121,6 +128,8 @@ else
 fi
 wait $pid
 check_eq "no container left after a limited run" 0 "$(ours)"
+check "--engine-connections 1: one connection, both containers" \
+    jq -e '.coordinator.launch | .connections == 1 and .containers == 2' "$TMP/lim/result.json"
 check_eq "containers[] say whether the limit holds swap, as the engine's SwapLimit" \
     "$(docker info -f '{{.SwapLimit}}') $(docker info -f '{{.SwapLimit}}')" \
     "$(jq -r '[.containers[].memory_includes_swap] | map(tostring) | join(" ")' "$TMP/lim/result.json")"
@@ -172,4 +181,14 @@ check_contains "a missing image is named, with how to build one" "no such image"
 err=$("$HARNESS" --runtime docker --docker-host /nonexistent.sock --containers 1 --workloads sleep --out "$TMP/bad2" 2>&1 >/dev/null)
 check_contains "an engine that is not there is said so" "cannot reach the Docker engine at /nonexistent.sock" "$err"
 check_eq "and no container was made" 0 "$(ours)"
+# A create the engine refuses, in the pool (more CPUs than this machine has): one line naming
+# the worker and the engine's reason, the result written invalid, nothing left, no hang.
+cpus=$(($(nproc) * 2 + 2))
+timeout 120 "$HARNESS" --runtime docker --containers 6 --workloads sleep --engine-connections 3 \
+    --cpus-per-container "$cpus" --out "$TMP/refused" --quiet >"$TMP/refused.log" 2>&1
+check_eq "a create the engine refuses: exit 1 (not a hang: 124)" 1 "$?"
+check "... naming the worker and the engine's reason" grep -q "cannot create the container of worker [0-9]*: .*CPU" "$TMP/refused.log"
+check "... the result written, invalid, with that reason" \
+    jq -e '.valid == false and any(.invalid_reasons[]; test("cannot create the container"))' "$TMP/refused/result.json"
+check_eq "... and no container left" 0 "$(ours)"
 finish
