@@ -257,6 +257,8 @@ const struct opt_row config_rows[] = {
      NULL, "docker runtime: the engine's Unix socket (or unix:///path)"},
     {"container-network", OPT_STR, F(container_network), 0, 0, "host", NULL, NULL, 0, NULL,
      "docker runtime: the workers' network (host, bridge, or a compose network's name)"},
+    {"prepare-jobs", OPT_UINT, F(prepare_jobs), 0, 1024, "0", NULL, NULL, 0, NULL,
+     "prepare: upload threads, each with its own 16 connections (0: min(CPUs, 32))"},
     {"engine-connections", OPT_UINT, F(engine_connections), 1, 256, "16", NULL, NULL, 0, NULL,
      "docker runtime: containers created and started at once, one engine connection each"},
     {"baseline", OPT_FLAG, F(baseline), 0, 0, NULL, NULL, NULL, 0, NULL,

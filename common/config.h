@@ -108,6 +108,7 @@ struct config {
     char docker_host[512];       /* docker: the engine's socket */
     char container_network[128]; /* docker: host, bridge or a compose network */
     unsigned engine_connections; /* docker: containers created and started at once */
+    unsigned prepare_jobs;       /* prepare: upload threads (0: min(CPUs, 32)) */
     struct power_opts power;     /* --bmc and its settings */
 
     /* --metrics-listen: the live endpoint for Prometheus (metrics/metrics.h). */

@@ -15,8 +15,17 @@
  * against it and stores it) and the same value as user metadata
  * (x-amz-meta-aops-crc32c, for a server that answers a multipart object
  * with a composite checksum). A server that answers without a checksum is
- * said in one line, and the manifest records it (sums=0). */
+ * said in one line, and the manifest records it (sums=0).
+ *
+ * --prepare-jobs J threads (default min(CPUs, 32)) each run their own curl
+ * multi of 16 slots: generating and checksumming the bodies is the client's
+ * CPU, one core's worth in one thread. They take objects from one shared
+ * counter, so each object is HEADed, generated and checksummed by exactly
+ * one of them, and its CRC lands in its own cell of the manifest's table:
+ * the manifest is the same whatever J. The first error stops the others. */
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,9 +54,12 @@ struct slot {
 struct prep {
     const struct config *cfg;
     struct curl_slist *get_headers;
-    unsigned ndw, nops, next; /* objects handed out so far, of ndw * nops */
-    unsigned done, uploaded, skipped;
-    uint64_t bytes;
+    unsigned ndw, nops;
+    atomic_uint next; /* objects handed out so far, of ndw * nops */
+    atomic_uint done, uploaded, skipped;
+    atomic_uint_fast64_t bytes;
+    atomic_int stop;     /* a job failed: the others stop */
+    atomic_uint running; /* jobs still walking */
     /* The manifest: CRCs of workers [0, nw) (nw >= ndw when an earlier
      * prepare made more with the same seed), known[] those filled in. */
     unsigned nw;
@@ -55,7 +67,7 @@ struct prep {
     unsigned char *known;
     struct s3_manifest_info old; /* the manifest found, when old_ok */
     int old_ok;
-    int nosum; /* a PUT came back without x-amz-checksum-crc32c */
+    atomic_int nosum; /* a PUT came back without x-amz-checksum-crc32c */
     char nosum_key[S3_KEYLEN];
 };
 
@@ -137,11 +149,13 @@ static void start(struct prep *pr, struct slot *s, int put, int64_t crc) {
 
 /* Give the slot the next object, HEAD first. Returns 0 when none is left. */
 static int next_object(struct prep *pr, struct slot *s) {
-    if (pr->next >= pr->ndw * pr->nops)
+    if (atomic_load(&pr->stop))
         return 0;
-    s->dw = pr->next / pr->nops;
-    s->op = pr->next % pr->nops;
-    pr->next++;
+    unsigned k = atomic_fetch_add(&pr->next, 1);
+    if (k >= pr->ndw * pr->nops)
+        return 0;
+    s->dw = k / pr->nops;
+    s->op = k % pr->nops;
     s->size = s3_class_size(pr->cfg->profile, s3_op_class(s->op));
     s3_key(s->key, sizeof s->key, pr->cfg->profile, s->dw, s->op);
     s->cseed = s3_content_seed(pr->cfg->seed, s->key);
@@ -166,7 +180,7 @@ static int finished(struct prep *pr, struct slot *s, CURLcode cc, char *err, siz
              * prepare that uploaded it). */
             if ((got == 0 && have == want) ||
                 (got == 1 && pr->old_ok && !pr->old.sums && s->dw < pr->old.workers)) {
-                pr->skipped++, pr->done++;
+                atomic_fetch_add(&pr->skipped, 1), atomic_fetch_add(&pr->done, 1);
                 return next_object(pr, s);
             }
         }
@@ -177,16 +191,15 @@ static int finished(struct prep *pr, struct slot *s, CURLcode cc, char *err, siz
     } else if (cc == CURLE_OK && status == 200) {
         uint32_t have;
         int got = answer_crc(s->h, &have);
-        if (got == 1 && !pr->nosum) {
-            pr->nosum = 1;
+        if (got == 1 && !atomic_exchange(&pr->nosum, 1)) { /* the first says which */
             snprintf(pr->nosum_key, sizeof pr->nosum_key, "%s", s->key);
         } else if (got == 0 && have != object_crc(pr, s)) {
             snprintf(err, len, "PUT %s: the server stored CRC-32C %08x, the body sent has %08x",
                      s->key, have, object_crc(pr, s));
             return -1;
         }
-        pr->uploaded++, pr->done++;
-        pr->bytes += s->size;
+        atomic_fetch_add(&pr->uploaded, 1), atomic_fetch_add(&pr->done, 1);
+        atomic_fetch_add(&pr->bytes, s->size);
         return next_object(pr, s);
     }
     char code[64], what[S3_KEYLEN + 8];
@@ -239,21 +252,27 @@ static int make_bucket(struct prep *pr, struct slot *s, char *err, size_t len) {
     return -1;
 }
 
-static void progress(const struct prep *pr, int64_t t0, int final) {
+/* Objects done of the total, bytes uploaded and their rate, and an ETA from
+ * the objects left at the rate objects finished so far. */
+static void progress(struct prep *pr, int64_t t0, unsigned jobs, int final) {
     double secs = (double)(now_ns() - t0) / 1e9;
-    double mib = (double)pr->bytes / (1 << 20);
-    unsigned total = pr->ndw * pr->nops;
+    double mib = (double)atomic_load(&pr->bytes) / (1 << 20);
+    unsigned total = pr->ndw * pr->nops, done = atomic_load(&pr->done);
     if (!final) {
-        fprintf(stderr, "\rs3 prepare: %u/%u objects, %.1f MiB uploaded, %.1f s ", pr->done, total,
-                mib, secs);
+        char eta[32] = "";
+        if (done && done < total)
+            snprintf(eta, sizeof eta, ", ETA %.0f s", secs * (total - done) / done);
+        fprintf(stderr, "\rs3 prepare: %u/%u objects, %.1f MiB uploaded, %.1f MiB/s, %.1f s%s ",
+                done, total, mib, secs > 0 ? mib / secs : 0, secs, eta);
         return;
     }
     if (isatty(2))
         fputc('\n', stderr);
     printf("s3: %u objects in bucket '%s': %u uploaded (%llu bytes), %u already there; "
-           "%.2f s, %.1f MiB/s\n",
-           total, s3_opts(pr->cfg)->bucket, pr->uploaded, (unsigned long long)pr->bytes,
-           pr->skipped, secs, secs > 0 ? mib / secs : 0);
+           "%.2f s, %.1f MiB/s, %u job%s\n",
+           total, s3_opts(pr->cfg)->bucket, atomic_load(&pr->uploaded),
+           (unsigned long long)atomic_load(&pr->bytes), atomic_load(&pr->skipped), secs,
+           secs > 0 ? mib / secs : 0, jobs, jobs == 1 ? "" : "s");
     fflush(stdout);
 }
 
@@ -333,28 +352,26 @@ static int manifest_end(struct prep *pr, char *err, size_t len) {
     return rc;
 }
 
-int s3_prepare_ops(const struct config *cfg, unsigned nops, char *err, size_t len) {
-    if (s3_check_config(cfg, err, len) < 0)
+/* One upload job: its slots (easy handles, kept-alive connections) in its
+ * own curl multi, walking objects from the shared counter. */
+struct job {
+    struct prep *pr;
+    struct slot slots[PREP_SLOTS];
+    CURLM *m;
+    pthread_t tid;
+    int started, rc;
+    char err[1024];
+};
+
+static int job_init(struct job *j, struct prep *pr) {
+    j->pr = pr;
+    if (!(j->m = curl_multi_init()))
         return -1;
-    struct prep pr = {.cfg = cfg, .ndw = s3_opts(cfg)->dataset == DATASET_SHARED ? 1 : cfg->n};
-    pr.nops = nops < S3_OPS ? nops : S3_OPS;
-    struct slot *slots = calloc(PREP_SLOTS, sizeof *slots);
-    CURLM *m = curl_multi_init();
-    int rc = -1, tty = isatty(2);
-    pr.get_headers = s3_get_headers();
-    if (pr.get_headers) /* HEAD brings back the stored checksum */
-        pr.get_headers = curl_slist_append(pr.get_headers, "x-amz-checksum-mode: ENABLED");
-    if (!slots || !m || !pr.get_headers) {
-        snprintf(err, len, "s3 prepare: out of memory");
-        goto out;
-    }
     for (int i = 0; i < PREP_SLOTS; i++) {
-        struct slot *s = &slots[i];
-        if (!(s->h = curl_easy_init())) {
-            snprintf(err, len, "s3 prepare: out of memory");
-            goto out;
-        }
-        s3_easy_setup(s->h, cfg);
+        struct slot *s = &j->slots[i];
+        if (!(s->h = curl_easy_init()))
+            return -1;
+        s3_easy_setup(s->h, pr->cfg);
         curl_easy_setopt(s->h, CURLOPT_READFUNCTION, on_read);
         curl_easy_setopt(s->h, CURLOPT_READDATA, s);
         curl_easy_setopt(s->h, CURLOPT_WRITEFUNCTION, on_write);
@@ -362,61 +379,142 @@ int s3_prepare_ops(const struct config *cfg, unsigned nops, char *err, size_t le
         curl_easy_setopt(s->h, CURLOPT_ERRORBUFFER, s->curlerr);
         curl_easy_setopt(s->h, CURLOPT_PRIVATE, s);
     }
-    int64_t t0 = now_ns(), last = 0;
-    if (make_bucket(&pr, &slots[0], err, len) < 0 || manifest_begin(&pr, err, len) < 0)
-        goto out;
-    for (int i = 0; i < PREP_SLOTS; i++)
-        if ((slots[i].busy = next_object(&pr, &slots[i])))
-            curl_multi_add_handle(m, slots[i].h);
+    return 0;
+}
 
+static void job_free(struct job *j) {
+    for (int i = 0; i < PREP_SLOTS; i++) {
+        if (j->slots[i].h) {
+            if (j->slots[i].busy)
+                curl_multi_remove_handle(j->m, j->slots[i].h);
+            curl_easy_cleanup(j->slots[i].h);
+        }
+        curl_slist_free_all(j->slots[i].put_headers);
+    }
+    if (j->m)
+        curl_multi_cleanup(j->m);
+}
+
+/* Walk objects until none is left, this job failed (rc -1, err) or another
+ * did (rc -1, err empty). */
+static void *job_run(void *arg) {
+    struct job *j = arg;
+    struct prep *pr = j->pr;
+    j->rc = -1;
+    for (int i = 0; i < PREP_SLOTS; i++)
+        if ((j->slots[i].busy = next_object(pr, &j->slots[i])))
+            curl_multi_add_handle(j->m, j->slots[i].h);
     int running = 1;
     while (running) {
-        if (curl_multi_perform(m, &running) != CURLM_OK) {
-            snprintf(err, len, "s3 prepare: curl multi failed");
+        if (atomic_load(&pr->stop))
+            goto out;
+        if (curl_multi_perform(j->m, &running) != CURLM_OK) {
+            snprintf(j->err, sizeof j->err, "s3 prepare: curl multi failed");
             goto out;
         }
         CURLMsg *msg;
         int left;
-        while ((msg = curl_multi_info_read(m, &left))) {
+        while ((msg = curl_multi_info_read(j->m, &left))) {
             if (msg->msg != CURLMSG_DONE)
                 continue;
             struct slot *s;
             CURLcode cc = msg->data.result;
             CURL *h = msg->easy_handle;
             curl_easy_getinfo(h, CURLINFO_PRIVATE, (char **)&s);
-            curl_multi_remove_handle(m, h);
-            int next = finished(&pr, s, cc, err, len);
+            curl_multi_remove_handle(j->m, h);
+            s->busy = 0;
+            int next = finished(pr, s, cc, j->err, sizeof j->err);
             if (next < 0)
                 goto out;
             if ((s->busy = next))
-                curl_multi_add_handle(m, h), running = 1;
-        }
-        if (tty && now_ns() - last > 200000000) {
-            progress(&pr, t0, 0);
-            last = now_ns();
+                curl_multi_add_handle(j->m, h), running = 1;
         }
         if (running)
-            curl_multi_poll(m, NULL, 0, 100, NULL);
+            curl_multi_poll(j->m, NULL, 0, 100, NULL);
+    }
+    j->rc = 0;
+out:
+    if (j->rc < 0)
+        atomic_store(&pr->stop, 1);
+    atomic_fetch_sub(&pr->running, 1);
+    return NULL;
+}
+
+int s3_prepare_ops(const struct config *cfg, unsigned nops, char *err, size_t len) {
+    if (s3_check_config(cfg, err, len) < 0)
+        return -1;
+    struct prep pr = {.cfg = cfg, .ndw = s3_opts(cfg)->dataset == DATASET_SHARED ? 1 : cfg->n};
+    pr.nops = nops < S3_OPS ? nops : S3_OPS;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned nj = cfg->prepare_jobs ? cfg->prepare_jobs
+                  : cpus < 1        ? 1
+                  : cpus > 32       ? 32
+                                    : (unsigned)cpus;
+    unsigned total = pr.ndw * pr.nops;
+    unsigned busy = (total + PREP_SLOTS - 1) / PREP_SLOTS; /* jobs that get an object */
+    if (nj > busy)
+        nj = busy ? busy : 1;
+    struct job *jobs = calloc(nj, sizeof *jobs);
+    int rc = -1, tty = isatty(2);
+    pr.get_headers = s3_get_headers();
+    if (pr.get_headers) /* HEAD brings back the stored checksum */
+        pr.get_headers = curl_slist_append(pr.get_headers, "x-amz-checksum-mode: ENABLED");
+    if (!jobs || !pr.get_headers) {
+        snprintf(err, len, "s3 prepare: out of memory");
+        goto out;
+    }
+    for (unsigned k = 0; k < nj; k++)
+        if (job_init(&jobs[k], &pr) != 0) {
+            snprintf(err, len, "s3 prepare: out of memory");
+            goto out;
+        }
+    int64_t t0 = now_ns();
+    if (make_bucket(&pr, &jobs[0].slots[0], err, len) < 0 || manifest_begin(&pr, err, len) < 0)
+        goto out;
+    int failed = 0; /* err set: err may hold an earlier, handled message until then */
+    atomic_store(&pr.running, nj);
+    for (unsigned k = 0; k < nj; k++) {
+        if (pthread_create(&jobs[k].tid, NULL, job_run, &jobs[k]) != 0) {
+            atomic_fetch_sub(&pr.running, nj - k); /* those never started */
+            atomic_store(&pr.stop, 1);
+            snprintf(err, len, "s3 prepare: cannot start upload thread %u of %u", k + 1, nj);
+            failed = 1;
+            break;
+        }
+        jobs[k].started = 1;
+    }
+    /* This thread only reports, every 0.2 s on a terminal. */
+    for (int64_t last = 0; atomic_load(&pr.running) > 0;) {
+        usleep(20000);
+        if (tty && now_ns() - last > 200000000) {
+            progress(&pr, t0, nj, 0);
+            last = now_ns();
+        }
+    }
+    for (unsigned k = 0; k < nj; k++) {
+        if (jobs[k].started)
+            pthread_join(jobs[k].tid, NULL);
+        if (jobs[k].started && jobs[k].rc < 0 && jobs[k].err[0] && !failed) {
+            snprintf(err, len, "%s", jobs[k].err);
+            failed = 1;
+        }
+    }
+    if (failed || atomic_load(&pr.stop)) {
+        if (!failed)
+            snprintf(err, len, "s3 prepare: stopped");
+        goto out;
     }
     if (manifest_end(&pr, err, len) < 0)
         goto out;
-    progress(&pr, t0, 1);
+    progress(&pr, t0, nj, 1);
     rc = 0;
 out:
-    for (int i = 0; slots && i < PREP_SLOTS; i++) {
-        if (slots[i].h) {
-            if (slots[i].busy)
-                curl_multi_remove_handle(m, slots[i].h);
-            curl_easy_cleanup(slots[i].h);
-        }
-        curl_slist_free_all(slots[i].put_headers);
-    }
-    if (m)
-        curl_multi_cleanup(m);
+    for (unsigned k = 0; jobs && k < nj; k++)
+        job_free(&jobs[k]);
     curl_slist_free_all(pr.get_headers);
     free(pr.crc);
     free(pr.known);
-    free(slots);
+    free(jobs);
     if (rc < 0 && tty)
         fputc('\n', stderr);
     return rc;
