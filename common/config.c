@@ -23,6 +23,15 @@ const char *config_prepare_hint(const struct config *cfg, char *buf, size_t len,
     return buf;
 }
 
+/* prepare's threads (S3 uploads, MariaDB connections): --prepare-jobs, or
+ * min(CPUs, 32) when it is 0. */
+unsigned config_prepare_jobs(const struct config *cfg) {
+    if (cfg->prepare_jobs)
+        return cfg->prepare_jobs;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    return cpus < 1 ? 1 : cpus > 32 ? 32 : (unsigned)cpus;
+}
+
 unsigned profile_divisor(enum profile p) {
     return p == PROFILE_FULL ? 1 : p == PROFILE_SMALL ? 64 : 1024;
 }
@@ -258,7 +267,7 @@ const struct opt_row config_rows[] = {
     {"container-network", OPT_STR, F(container_network), 0, 0, "host", NULL, NULL, 0, NULL,
      "docker runtime: the workers' network (host, bridge, or a compose network's name)"},
     {"prepare-jobs", OPT_UINT, F(prepare_jobs), 0, 1024, "0", NULL, NULL, 0, NULL,
-     "prepare: upload threads, each with its own 16 connections (0: min(CPUs, 32))"},
+     "prepare: threads: S3 uploaders of 16 connections each, MariaDB loaders (0: min(CPUs, 32))"},
     {"engine-connections", OPT_UINT, F(engine_connections), 1, 256, "16", NULL, NULL, 0, NULL,
      "docker runtime: containers created and started at once, one engine connection each"},
     {"baseline", OPT_FLAG, F(baseline), 0, 0, NULL, NULL, NULL, 0, NULL,

@@ -153,6 +153,7 @@ const char *config_prepare_hint(const struct config *cfg, char *buf, size_t len,
 
 /* Divisor that scales object and data sizes for a profile: 1, 64, 1024. */
 unsigned profile_divisor(enum profile p);
+unsigned config_prepare_jobs(const struct config *cfg);
 const char *profile_name(enum profile p);
 const char *schedule_name(enum schedule s);
 

@@ -4,8 +4,10 @@
  * Rows go in as multi-row INSERTs in primary-key order into tables without
  * secondary indexes, and the indexes the five patterns need are built once
  * at the end (far faster than maintaining them row by row at millions of
- * rows). Each row is made from (seed, table, id) alone (db_util.c), so a
- * worker can make again the rows a point lookup or range scan must return.
+ * rows), over --prepare-jobs connections at once. Each row is made from
+ * (seed, table, id) alone (db_util.c), so a worker can make again the rows
+ * a point lookup or range scan must return, and the tables hold the same
+ * rows however many connections loaded them.
  * The per-agent patterns' answers are recorded once the data is in: each
  * such query runs once per agent through the same prepared statements the
  * workers use, and its rows and checksum go into aops_answers. aops_meta
@@ -13,6 +15,8 @@
  * written last: a prepare that matches is a no-op, an interrupted one is
  * redone, and --force always rebuilds. */
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,48 +130,147 @@ static int add_row(struct loader *l, const char *row, char *err, size_t errlen) 
     return 0;
 }
 
-static void progress(const struct config *cfg, const char *table, uint64_t i, uint64_t n) {
-    if (!cfg->quiet && n >= 1000000 && i % (n / 10) == 0)
-        printf("db: %s %" PRIu64 "/%" PRIu64 " rows\n", table, i, n), fflush(stdout);
+/* The rows go in as chunks of BATCH ids, taken from one shared counter by
+ * J connections of their own (--prepare-jobs; sessions' chunks first, then
+ * events'). A row is made from (seed, table, id) alone, so the tables hold
+ * the same rows whatever J: only the order the chunks arrive in differs,
+ * and a primary key does not keep that. J is capped at the chunks there are
+ * and at 64, well under MariaDB's default max_connections of 151. */
+#define LOAD_MAX_JOBS 64
+
+struct load_all {
+    const struct config *cfg;
+    const struct db_sizes *sz;
+    uint64_t sess_chunks, chunks, rows;
+    _Atomic uint64_t next, done;
+    atomic_int stop;
+    pthread_mutex_t lock;
+    char err[512]; /* the first loader's failure */
+    int64_t t0;
+};
+
+struct loader_job {
+    struct load_all *la;
+    pthread_t tid;
+    int started;
+};
+
+static void load_fail(struct load_all *la, const char *msg) {
+    pthread_mutex_lock(&la->lock);
+    if (!la->err[0])
+        snprintf(la->err, sizeof la->err, "%s", msg);
+    pthread_mutex_unlock(&la->lock);
+    atomic_store(&la->stop, 1);
 }
 
-static int load(MYSQL *m, const struct config *cfg, const struct db_sizes *sz, char *err,
-                size_t errlen) {
-    struct loader l = {.m = m, .cap = (size_t)BATCH * ROWMAX + 256};
+/* Rows of one chunk: ids BATCH * c + 1 .. of sessions, or of events. */
+static int load_chunk(struct loader *l, const struct load_all *la, uint64_t c, char *err,
+                      size_t errlen) {
+    char row[ROWMAX], when[32];
+    int rc = 0, sess = c < la->sess_chunks;
+    uint64_t n = sess ? la->sz->sessions : la->sz->events;
+    uint64_t lo = (sess ? c : c - la->sess_chunks) * BATCH + 1;
+    uint64_t hi = lo + BATCH - 1 < n ? lo + BATCH - 1 : n;
+    l->head = sess ? "INSERT INTO sessions VALUES " : "INSERT INTO events VALUES ";
+    for (uint64_t i = lo; i <= hi && rc == 0; i++) {
+        if (sess) {
+            struct db_session r;
+            db_session_row(la->cfg->seed, la->sz, i, &r);
+            datetime(r.started, when, sizeof when);
+            snprintf(row, sizeof row, "(%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%u,'%s','%s')", r.id,
+                     r.agent, r.user, r.status, r.tokens, when, r.title);
+        } else {
+            struct db_event e;
+            db_event_row(la->cfg->seed, la->sz, i, &e);
+            datetime(e.created, when, sizeof when);
+            snprintf(row, sizeof row,
+                     "(%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,'%s',%u,%u,'%s','%s')", e.id,
+                     e.session, e.agent, e.kind, e.tool, e.latency, e.bytes, when, e.args);
+        }
+        rc = add_row(l, row, err, errlen);
+    }
+    return rc == 0 ? flush(l, err, errlen) : rc;
+}
+
+/* Every tenth of a large load, from whichever loader crossed it. */
+static void load_progress(struct load_all *la, uint64_t before, uint64_t after) {
+    if (la->cfg->quiet || la->rows < 1000000 || before * 10 / la->rows == after * 10 / la->rows)
+        return;
+    double s = (double)(now_ns() - la->t0) / 1e9;
+    printf("db: %" PRIu64 "/%" PRIu64 " rows (%.0f rows/s)\n", after, la->rows,
+           s > 0 ? (double)after / s : 0.0);
+    fflush(stdout);
+}
+
+static void *loader_run(void *arg) {
+    struct load_all *la = ((struct loader_job *)arg)->la;
+    char err[512] = "";
+    struct loader l = {.cap = (size_t)BATCH * ROWMAX + 256};
     l.sql = malloc(l.cap);
-    if (!l.sql) {
+    l.m = l.sql ? db_connect(la->cfg, 1, err, sizeof err) : NULL;
+    if (!l.sql)
+        snprintf(err, sizeof err, "MariaDB prepare: out of memory");
+    else if (l.m && mysql_select_db(l.m, db_opts(la->cfg)->name))
+        snprintf(err, sizeof err, "MariaDB prepare: a loader cannot use database '%s': %s",
+                 db_opts(la->cfg)->name, mysql_error(l.m));
+    int rc = err[0] ? -1
+                    : exec(l.m, "SET SESSION unique_checks = 0, foreign_key_checks = 0", err,
+                           sizeof err);
+    while (rc == 0 && !atomic_load(&la->stop)) {
+        uint64_t c = atomic_fetch_add(&la->next, 1);
+        if (c >= la->chunks)
+            break;
+        rc = load_chunk(&l, la, c, err, sizeof err);
+        if (rc == 0) {
+            uint64_t n = c < la->sess_chunks ? la->sz->sessions : la->sz->events;
+            uint64_t first = (c < la->sess_chunks ? c : c - la->sess_chunks) * BATCH;
+            uint64_t k = n - first < BATCH ? n - first : BATCH;
+            uint64_t before = atomic_fetch_add(&la->done, k);
+            load_progress(la, before, before + k);
+        }
+    }
+    if (rc != 0)
+        load_fail(la, err);
+    if (l.m)
+        mysql_close(l.m);
+    free(l.sql);
+    return NULL;
+}
+
+/* Load both tables over `*jobs` connections (set to the number used). */
+static int load(const struct config *cfg, const struct db_sizes *sz, unsigned *jobs, char *err,
+                size_t errlen) {
+    struct load_all la = {.cfg = cfg, .sz = sz, .t0 = now_ns()};
+    la.sess_chunks = (sz->sessions + BATCH - 1) / BATCH;
+    la.chunks = la.sess_chunks + (sz->events + BATCH - 1) / BATCH;
+    la.rows = sz->sessions + sz->events;
+    pthread_mutex_init(&la.lock, NULL);
+    unsigned nj = config_prepare_jobs(cfg);
+    nj = nj > LOAD_MAX_JOBS ? LOAD_MAX_JOBS : nj;
+    nj = nj > la.chunks ? (unsigned)(la.chunks ? la.chunks : 1) : nj;
+    struct loader_job *jv = calloc(nj, sizeof *jv);
+    if (!jv) {
         snprintf(err, errlen, "out of memory");
+        pthread_mutex_destroy(&la.lock);
         return -1;
     }
-    char row[ROWMAX], when[32];
-    int rc = 0;
-
-    l.head = "INSERT INTO sessions VALUES ";
-    for (uint64_t i = 1; i <= sz->sessions && rc == 0; i++) {
-        struct db_session r;
-        db_session_row(cfg->seed, sz, i, &r);
-        datetime(r.started, when, sizeof when);
-        snprintf(row, sizeof row, "(%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%u,'%s','%s')", r.id,
-                 r.agent, r.user, r.status, r.tokens, when, r.title);
-        rc = add_row(&l, row, err, errlen);
-        progress(cfg, "sessions", i, sz->sessions);
+    for (unsigned k = 0; k < nj; k++) {
+        jv[k].la = &la;
+        if (pthread_create(&jv[k].tid, NULL, loader_run, &jv[k]) != 0) {
+            load_fail(&la, "MariaDB prepare: cannot start a loader thread");
+            break;
+        }
+        jv[k].started = 1;
     }
-    if (rc == 0)
-        rc = flush(&l, err, errlen);
-
-    l.head = "INSERT INTO events VALUES ";
-    for (uint64_t i = 1; i <= sz->events && rc == 0; i++) {
-        struct db_event e;
-        db_event_row(cfg->seed, sz, i, &e);
-        datetime(e.created, when, sizeof when);
-        snprintf(row, sizeof row, "(%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,'%s',%u,%u,'%s','%s')",
-                 e.id, e.session, e.agent, e.kind, e.tool, e.latency, e.bytes, when, e.args);
-        rc = add_row(&l, row, err, errlen);
-        progress(cfg, "events", i, sz->events);
-    }
-    if (rc == 0)
-        rc = flush(&l, err, errlen);
-    free(l.sql);
+    for (unsigned k = 0; k < nj; k++)
+        if (jv[k].started)
+            pthread_join(jv[k].tid, NULL);
+    int rc = la.err[0] ? -1 : 0;
+    if (rc < 0)
+        snprintf(err, errlen, "%s", la.err);
+    free(jv);
+    pthread_mutex_destroy(&la.lock);
+    *jobs = nj;
     return rc;
 }
 
@@ -269,8 +372,10 @@ int db_prepare(const struct config *cfg, char *err, size_t errlen) {
     int rc = exec(m, "SET SESSION unique_checks = 0, foreign_key_checks = 0", err, errlen);
     for (int i = 0; schema[i] && rc == 0; i++)
         rc = exec(m, schema[i], err, errlen);
+    unsigned jobs = 1;
     if (rc == 0)
-        rc = load(m, cfg, &sz, err, errlen);
+        rc = load(cfg, &sz, &jobs, err, errlen);
+    int64_t t_rows = now_ns();
     for (int i = 0; indexes[i] && rc == 0; i++)
         rc = exec(m, indexes[i], err, errlen);
     if (rc == 0) {
@@ -284,13 +389,17 @@ int db_prepare(const struct config *cfg, char *err, size_t errlen) {
     }
     if (rc == 0)
         rc = exec(m, "ANALYZE TABLE sessions, events", err, errlen);
+    int64_t t_index = now_ns();
     if (rc == 0)
         rc = record_answers(m, cfg, &sz, where, err, errlen);
     if (rc == 0) /* last: a prepare cut short before this is redone */
         rc = exec(m, "INSERT INTO aops_meta VALUES ('complete','1')", err, errlen);
     if (rc == 0 && !cfg->quiet)
-        printf("db: loaded %" PRIu64 " sessions and %" PRIu64 " events into '%s' in %.1f s\n",
-               sz.sessions, sz.events, db_opts(cfg)->name, (double)(now_ns() - t0) / 1e9);
+        printf("db: loaded %" PRIu64 " sessions and %" PRIu64 " events into '%s' in %.1f s: the "
+               "rows %.1f s (%u connection%s), indexes %.1f s, answers %.1f s\n",
+               sz.sessions, sz.events, db_opts(cfg)->name, (double)(now_ns() - t0) / 1e9,
+               (double)(t_rows - t0) / 1e9, jobs, jobs == 1 ? "" : "s",
+               (double)(t_index - t_rows) / 1e9, (double)(now_ns() - t_index) / 1e9);
     mysql_close(m);
     return rc;
 }

@@ -445,11 +445,7 @@ int s3_prepare_ops(const struct config *cfg, unsigned nops, char *err, size_t le
         return -1;
     struct prep pr = {.cfg = cfg, .ndw = s3_opts(cfg)->dataset == DATASET_SHARED ? 1 : cfg->n};
     pr.nops = nops < S3_OPS ? nops : S3_OPS;
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    unsigned nj = cfg->prepare_jobs ? cfg->prepare_jobs
-                  : cpus < 1        ? 1
-                  : cpus > 32       ? 32
-                                    : (unsigned)cpus;
+    unsigned nj = config_prepare_jobs(cfg);
     unsigned total = pr.ndw * pr.nops;
     unsigned busy = (total + PREP_SLOTS - 1) / PREP_SLOTS; /* jobs that get an object */
     if (nj > busy)

@@ -91,6 +91,24 @@ check "the killed server is gone" gone
 
 # A whole run whose server dies midway: invalid, errors counted, no hang.
 check "throwaway MariaDB restarts" start_server
+# --prepare-jobs: one connection and four load the same rows, the same answers (the
+# mariadb client's CHECKSUM TABLE of each database, the server's own reckoning).
+mariadb --no-defaults --socket="$D/s.sock" -u "$(id -un)" -e \
+    "GRANT ALL ON aops_pj1.* TO harness@'127.0.0.1'; GRANT ALL ON aops_pj4.* TO harness@'127.0.0.1'"
+sums=()
+for j in 1 4; do
+    out=$(AOPS_CREDENTIALS=$D/creds MARIADB_PASSWORD=$pw "$HARNESS" prepare --containers 1 --profile tiny \
+        --workloads db --db-host 127.0.0.1 --db-port "$port" --db-name "aops_pj$j" --prepare-jobs $j 2>&1)
+    check "prepare --prepare-jobs $j exits 0" test $? -eq 0
+    c=connections; [ $j -eq 1 ] && c=connection
+    check_contains "... says it loaded" "events into 'aops_pj$j' in" "$out"
+    check_contains "... says $j $c" "($j $c)" "$out"
+    sums+=("$(mariadb --no-defaults --socket="$D/s.sock" -u "$(id -un)" -N -e \
+        "CHECKSUM TABLE aops_pj$j.sessions, aops_pj$j.events, aops_pj$j.aops_answers EXTENDED" | cut -f2 | tr '\n' ' ')")
+done
+check "4 connections' tables hold what 1 connection's hold (checksums ${sums[0]})" \
+    test -n "${sums[0]// /}" -a "${sums[0]}" = "${sums[1]}"
+
 db="--db-host 127.0.0.1 --db-port $port"
 AOPS_CREDENTIALS=$D/creds MARIADB_PASSWORD=$pw "$HARNESS" prepare --containers 2 --profile tiny \
     --workloads db $db >/dev/null 2>&1
