@@ -1,13 +1,19 @@
-/* s3_get.c -- the driver bench/s3 runs: GETs of 1 MiB objects at a given
- * concurrency, either through the harness's own GET path (s3_client_open +
+/* s3_get.c -- the driver bench/s3 runs: GETs of 1 MiB or 10 MiB objects at a
+ * given concurrency, either through the harness's own GET path (s3_client_open +
  * s3_run, the code a worker runs) or through a peer client (the curl
  * command line, one process per stream, reusing its connection across
  * URLs), and one line of figures per measurement.
  *
- *   s3_get prepare NOBJ                     upload NOBJ 1 MiB objects (idempotent)
- *   s3_get harness|unverified|curl CONC TOTAL NOBJ
- *                                           TOTAL GETs over CONC processes; unverified:
- *                                           the harness with --no-verify (no CRC-32C)
+ *   s3_get prepare NOBJ [NOBJ10]            upload NOBJ 1 MiB objects and NOBJ10 10 MiB
+ *                                           ones (idempotent; with NOBJ10 all 500 1 MiB
+ *                                           ones: the manifest lists ops from 0 on)
+ *   s3_get harness|unverified|curl CONC TOTAL NOBJ [SIZE]
+ *                                           TOTAL GETs over CONC processes of the first
+ *                                           NOBJ objects of SIZE (1MiB, the default, or
+ *                                           10MiB); unverified: the harness with
+ *                                           --no-verify (no CRC-32C)
+ *   s3_get keys NOBJ [SIZE]                 the objects' keys, one a line (for the
+ *                                           peers that sign their own requests)
  *
  * Output: "<client> conc=C gets=G errors=E bytes=B wall=S cpu=S" where cpu
  * is user+system seconds of the client processes (RUSAGE_CHILDREN), so the
@@ -29,6 +35,14 @@
 
 extern const struct workload s3_workload;
 
+/* The size class read (s3_class_names: 0 is 1 MiB, 1 is 10 MiB), and the op
+ * of a process's j-th GET: the same spread over the class's first nobj
+ * objects for every client. */
+static int klass;
+static unsigned op_of(unsigned id, unsigned j, unsigned nobj) {
+    return s3_class_first_op(klass) + (id * 7919 + j) % nobj;
+}
+
 static int harness_child(const struct config *cfg, unsigned id, unsigned n, unsigned nobj) {
     char err[WL_ERRLEN];
     void *st = s3_client_open(cfg, id, err, sizeof err);
@@ -41,7 +55,7 @@ static int harness_child(const struct config *cfg, unsigned id, unsigned n, unsi
         struct op_result r = {.klass = -1};
         for (unsigned h = 0; h < WL_MAX_HISTS; h++)
             r.hist_ns[h] = -1;
-        if (s3_run(st, 0, (id * 7919 + j) % nobj, &r) < 0 && errors++ == 0)
+        if (s3_run(st, 0, op_of(id, j, nobj), &r) < 0 && errors++ == 0)
             fprintf(stderr, "s3_get: %s\n", r.err);
     }
     s3_workload.close(st);
@@ -57,11 +71,12 @@ static int curl_config(const struct config *cfg, const char *path, unsigned id, 
         return -1;
     fprintf(f, "user = \"%s:%s\"\naws-sigv4 = \"aws:amz:%s:s3\"\n", s3_opts(cfg)->access_key,
             s3_opts(cfg)->secret_key, s3_opts(cfg)->region);
-    fprintf(f, "header = \"x-amz-content-sha256: " S3_EMPTY_SHA256 "\"\nsilent\nshow-error\nfail\n");
+    fprintf(f,
+            "header = \"x-amz-content-sha256: " S3_EMPTY_SHA256 "\"\nsilent\nshow-error\nfail\n");
     fprintf(f, "write-out = \"%%{size_download}\\n\"\n");
     for (unsigned j = 0; j < n; j++) {
         char key[S3_KEYLEN], url[S3_URLLEN];
-        s3_key(key, sizeof key, cfg->profile, 0, (id * 7919 + j) % nobj);
+        s3_key(key, sizeof key, cfg->profile, 0, op_of(id, j, nobj));
         s3_url(url, sizeof url, cfg, key);
         fprintf(f, "url = \"%s\"\noutput = \"/dev/null\"\n", url);
     }
@@ -78,7 +93,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "s3_get: %s\n", err);
         return 2;
     }
-    cfg.profile = PROFILE_FULL; /* class 0: 1 MiB objects */
+    cfg.profile = PROFILE_FULL; /* class 0: 1 MiB objects, class 1: 10 MiB */
     cfg.n = 1;
     const char *bucket = getenv("S3_BENCH_BUCKET");
     if (options_set(&cfg, "dataset", "shared", err, sizeof err) < 0 ||
@@ -87,17 +102,38 @@ int main(int argc, char **argv) {
         return 2;
     }
 
-    if (argc == 3 && !strcmp(argv[1], "prepare")) {
-        if (s3_prepare_ops(&cfg, (unsigned)atoi(argv[2]), err, sizeof err) < 0) {
+    /* SIZE: the optional last argument of keys (4th) and of a measurement (6th). */
+    int keys = argc > 1 && !strcmp(argv[1], "keys");
+    const char *size = argc == (keys ? 4 : 6) ? argv[argc - 1] : "1MiB";
+    klass = !strcmp(size, "10MiB");
+    if (strcmp(size, s3_class_names[klass])) {
+        fprintf(stderr, "s3_get: size '%s': 1MiB or 10MiB\n", size);
+        return 2;
+    }
+    if ((argc == 3 || argc == 4) && !strcmp(argv[1], "prepare")) {
+        unsigned n10 = argc == 4 ? (unsigned)atoi(argv[3]) : 0;
+        unsigned nops = n10 ? s3_class_first_op(1) + n10 : (unsigned)atoi(argv[2]);
+        if (s3_prepare_ops(&cfg, nops, err, sizeof err) < 0) {
             fprintf(stderr, "s3_get: %s\n", err);
             return 1;
         }
         return 0;
     }
-    if (argc != 5 ||
+    if ((argc == 3 || argc == 4) && keys) {
+        unsigned nobj = (unsigned)atoi(argv[2]);
+        if (nobj < 1 || nobj > s3_class_count(klass))
+            return 2;
+        for (unsigned i = 0; i < nobj; i++) {
+            char key[S3_KEYLEN];
+            s3_key(key, sizeof key, cfg.profile, 0, s3_class_first_op(klass) + i);
+            puts(key);
+        }
+        return 0;
+    }
+    if ((argc != 5 && argc != 6) ||
         (strcmp(argv[1], "harness") && strcmp(argv[1], "unverified") && strcmp(argv[1], "curl"))) {
-        fprintf(stderr,
-                "usage: s3_get prepare NOBJ | s3_get harness|unverified|curl CONC TOTAL NOBJ\n");
+        fprintf(stderr, "usage: s3_get prepare NOBJ [NOBJ10] | s3_get keys NOBJ [SIZE] |\n"
+                        "       s3_get harness|unverified|curl CONC TOTAL NOBJ [SIZE]\n");
         return 2;
     }
     int use_curl = !strcmp(argv[1], "curl");
@@ -110,7 +146,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     char cfgpath[64][64], outpath[64][64];
-    if (conc < 1 || conc > 64 || nobj < 1 || nobj > 500)
+    if (conc < 1 || conc > 64 || nobj < 1 || nobj > s3_class_count(klass))
         return 2;
     for (unsigned i = 0; use_curl && i < conc; i++) {
         snprintf(cfgpath[i], sizeof cfgpath[i], "%s/c%u", dir, i);
@@ -142,7 +178,7 @@ int main(int argc, char **argv) {
 
     /* Bytes: the harness checks every body against its size itself; for
      * curl, sum what it says it downloaded. */
-    unsigned long long bytes = (unsigned long long)per * conc << 20;
+    unsigned long long bytes = (unsigned long long)per * conc * s3_class_size(cfg.profile, klass);
     if (use_curl) {
         bytes = 0;
         for (unsigned i = 0; i < conc; i++) {
