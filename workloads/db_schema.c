@@ -164,14 +164,15 @@ static void load_fail(struct load_all *la, const char *msg) {
 }
 
 /* Rows of one chunk: ids BATCH * c + 1 .. of sessions, or of events. */
-static int load_chunk(struct loader *l, const struct load_all *la, uint64_t c, char *err,
-                      size_t errlen) {
+static int load_chunk(struct loader *l, const struct load_all *la, uint64_t c, uint64_t *rows,
+                      char *err, size_t errlen) {
     char row[ROWMAX], when[32];
     int rc = 0, sess = c < la->sess_chunks;
     uint64_t n = sess ? la->sz->sessions : la->sz->events;
     uint64_t lo = (sess ? c : c - la->sess_chunks) * BATCH + 1;
     uint64_t hi = lo + BATCH - 1 < n ? lo + BATCH - 1 : n;
     l->head = sess ? "INSERT INTO sessions VALUES " : "INSERT INTO events VALUES ";
+    *rows = hi - lo + 1;
     for (uint64_t i = lo; i <= hi && rc == 0; i++) {
         if (sess) {
             struct db_session r;
@@ -220,11 +221,9 @@ static void *loader_run(void *arg) {
         uint64_t c = atomic_fetch_add(&la->next, 1);
         if (c >= la->chunks)
             break;
-        rc = load_chunk(&l, la, c, err, sizeof err);
+        uint64_t k = 0;
+        rc = load_chunk(&l, la, c, &k, err, sizeof err);
         if (rc == 0) {
-            uint64_t n = c < la->sess_chunks ? la->sz->sessions : la->sz->events;
-            uint64_t first = (c < la->sess_chunks ? c : c - la->sess_chunks) * BATCH;
-            uint64_t k = n - first < BATCH ? n - first : BATCH;
             uint64_t before = atomic_fetch_add(&la->done, k);
             load_progress(la, before, before + k);
         }
