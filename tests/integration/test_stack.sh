@@ -86,6 +86,18 @@ check "mariadb pid file names a live process" test -n "$dpid" -a -d "/proc/$dpid
 check "the stack's processes name the stack dir (so the check after down means something)" \
     bash -c "ps -eo pid,args | grep -F '$AOPS_STACK_DIR' | grep -v grep | grep -q ."
 
+# Another checkout's status on this stack (AOPS_STACK_DIR pointing here): its MINIO_BIN is its
+# own .local/bin/minio, which is not what this MinIO runs; the pid check must go by the binary
+# the stack recorded, or it calls the live MinIO stale and deletes its pid file.
+OTHER="$TMP/other-checkout"; mkdir -p "$OTHER"
+cp -r "$ROOT/scripts" "$ROOT/containers" "$OTHER/"
+out="$("$OTHER/scripts/stack" status 2>&1)"; rc=$?
+check_eq "another checkout's status on this stack exits 0 ($out)" 0 "$rc"
+check_contains "another checkout's status sees minio healthy" "minio: healthy" "$out"
+check_eq "another checkout's status keeps minio's pid file" "$mpid" "$(cat "$MP" 2>/dev/null)"
+out="$("$STACK" status 2>&1)"
+check_contains "this checkout's status still sees minio after it" "minio: healthy" "$out"
+
 # --- each server in a cgroup of its own ------------------------------------------------------
 for s in minio:$mpid:$AOPS_MINIO_PORT mariadb:$dpid:$AOPS_MARIADB_PORT; do
     IFS=: read -r name pid port <<<"$s"
