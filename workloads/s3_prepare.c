@@ -253,8 +253,10 @@ static int make_bucket(struct prep *pr, struct slot *s, char *err, size_t len) {
 }
 
 /* Objects done of the total, bytes uploaded and their rate, and an ETA from
- * the objects left at the rate objects finished so far. */
-static void progress(struct prep *pr, int64_t t0, unsigned jobs, int final) {
+ * the objects left at the rate objects finished so far: rewritten in place
+ * on a terminal, one line at a time into a log (tty 0), where a \r would
+ * pile every update onto one line nobody reads until the end. */
+static void progress(struct prep *pr, int64_t t0, unsigned jobs, int final, int tty) {
     double secs = (double)(now_ns() - t0) / 1e9;
     double mib = (double)atomic_load(&pr->bytes) / (1 << 20);
     unsigned total = pr->ndw * pr->nops, done = atomic_load(&pr->done);
@@ -262,11 +264,12 @@ static void progress(struct prep *pr, int64_t t0, unsigned jobs, int final) {
         char eta[32] = "";
         if (done && done < total)
             snprintf(eta, sizeof eta, ", ETA %.0f s", secs * (total - done) / done);
-        fprintf(stderr, "\rs3 prepare: %u/%u objects, %.1f MiB uploaded, %.1f MiB/s, %.1f s%s ",
-                done, total, mib, secs > 0 ? mib / secs : 0, secs, eta);
+        fprintf(stderr, "%ss3 prepare: %u/%u objects, %.1f MiB uploaded, %.1f MiB/s, %.1f s%s%s",
+                tty ? "\r" : "", done, total, mib, secs > 0 ? mib / secs : 0, secs, eta,
+                tty ? " " : "\n");
         return;
     }
-    if (isatty(2))
+    if (tty)
         fputc('\n', stderr);
     printf("s3: %u objects in bucket '%s': %u uploaded (%llu bytes), %u already there; "
            "%.2f s, %.1f MiB/s, %u job%s\n",
@@ -479,11 +482,14 @@ int s3_prepare_ops(const struct config *cfg, unsigned nops, char *err, size_t le
         }
         jobs[k].started = 1;
     }
-    /* This thread only reports, every 0.2 s on a terminal. */
-    for (int64_t last = 0; atomic_load(&pr.running) > 0;) {
+    /* This thread only reports: every 0.2 s on a terminal, every 10 s into a
+     * log (an hour's prepare of a big box piped to a file still says where
+     * it is, as fio's --status-interval does). */
+    int64_t every = tty ? 200000000 : 10000000000LL;
+    for (int64_t last = now_ns(); atomic_load(&pr.running) > 0;) {
         usleep(20000);
-        if (tty && now_ns() - last > 200000000) {
-            progress(&pr, t0, nj, 0);
+        if (now_ns() - last > every) {
+            progress(&pr, t0, nj, 0, tty);
             last = now_ns();
         }
     }
@@ -502,7 +508,7 @@ int s3_prepare_ops(const struct config *cfg, unsigned nops, char *err, size_t le
     }
     if (manifest_end(&pr, err, len) < 0)
         goto out;
-    progress(&pr, t0, nj, 1);
+    progress(&pr, t0, nj, 1, tty);
     rc = 0;
 out:
     for (unsigned k = 0; jobs && k < nj; k++)
