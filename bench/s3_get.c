@@ -15,15 +15,20 @@
  *   s3_get keys NOBJ [SIZE]                 the objects' keys, one a line (for the
  *                                           peers that sign their own requests)
  *
- * Output: "<client> conc=C gets=G errors=E bytes=B wall=S cpu=S" where cpu
- * is user+system seconds of the client processes (RUSAGE_CHILDREN), so the
- * server's CPU is not counted. Credentials come from the stack's file, as
+ * Output: "<client> conc=C gets=G errors=E bytes=B wall=S cpu=S open_cpu=S"
+ * where cpu is user+system seconds of the client processes
+ * (RUSAGE_CHILDREN), so the server's CPU is not counted. The harness's
+ * processes open (connect, check the objects, presign every GET) before a
+ * common start, as a run's workers do before the barrier: wall is timed
+ * from that start, and their open's CPU (open_cpu) is taken out of cpu, as
+ * wrk's presigning is outside its own. Credentials come from the stack's file, as
  * for the harness; curl gets them in a 0600 config file, never on argv. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -43,13 +48,29 @@ static unsigned op_of(unsigned id, unsigned j, unsigned nobj) {
     return s3_class_first_op(klass) + (id * 7919 + j) % nobj;
 }
 
-static int harness_child(const struct config *cfg, unsigned id, unsigned n, unsigned nobj) {
+static double self_cpu(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+           ru.ru_stime.tv_usec / 1e6;
+}
+
+/* As a worker does: open (connect, read the manifest, check the objects,
+ * presign) before a common start, whose CPU is written to *open_cpu so the
+ * measurement counts the GETs only, as a run's window does (and as wrk's
+ * presigned URLs are made outside its CPU). */
+static int harness_child(const struct config *cfg, unsigned id, unsigned n, unsigned nobj,
+                         int ready_fd, int go_fd, double *open_cpu) {
     char err[WL_ERRLEN];
     void *st = s3_client_open(cfg, id, err, sizeof err);
     if (!st) {
         fprintf(stderr, "s3_get: %s\n", err);
         return 2;
     }
+    *open_cpu = self_cpu();
+    char b = 'R';
+    if (write(ready_fd, &b, 1) != 1 || read(go_fd, &b, 1) != 0)
+        return 2; /* the parent is gone, or did not release: no measurement */
     int errors = 0;
     for (unsigned j = 0; j < n; j++) {
         struct op_result r = {.klass = -1};
@@ -155,18 +176,39 @@ int main(int argc, char **argv) {
             return 2;
     }
 
+    /* The harness's processes open first and start together (ready, then go
+     * at EOF); curl's start is its own and stays inside the measurement. */
+    int ready[2], go[2];
+    double *open_cpu =
+        mmap(NULL, 64 * sizeof(double), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (open_cpu == MAP_FAILED || pipe(ready) < 0 || pipe(go) < 0) {
+        fprintf(stderr, "s3_get: %s\n", strerror(errno));
+        return 2;
+    }
     int64_t t0 = now_ns();
     for (unsigned i = 0; i < conc; i++) {
         pid_t pid = fork();
         if (pid == 0) {
+            close(ready[0]);
+            close(go[1]);
             if (!use_curl)
-                _exit(harness_child(&cfg, i, per, nobj));
+                _exit(harness_child(&cfg, i, per, nobj, ready[1], go[0], &open_cpu[i]));
             int fd = open(outpath[i], O_WRONLY | O_CREAT | O_TRUNC, 0600);
             dup2(fd, 1);
             execlp("curl", "curl", "-K", cfgpath[i], (char *)NULL);
             _exit(127);
         }
     }
+    close(ready[1]);
+    close(go[0]);
+    if (!use_curl) {
+        char b;
+        unsigned up = 0;
+        while (up < conc && read(ready[0], &b, 1) == 1)
+            up++; /* EOF before conc: one failed to open, and said why */
+        t0 = now_ns();
+    }
+    close(go[1]);
     int failed = 0, st;
     while (wait(&st) > 0)
         failed += !WIFEXITED(st) || WEXITSTATUS(st) != 0;
@@ -174,7 +216,11 @@ int main(int argc, char **argv) {
     struct rusage ru;
     getrusage(RUSAGE_CHILDREN, &ru);
     double cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
-                 (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+                 (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6,
+           opened = 0;
+    for (unsigned i = 0; !use_curl && i < conc; i++)
+        opened += open_cpu[i];
+    cpu -= opened;
 
     /* Bytes: the harness checks every body against its size itself; for
      * curl, sum what it says it downloaded. */
@@ -193,7 +239,7 @@ int main(int argc, char **argv) {
         }
         rmdir(dir);
     }
-    printf("%s conc=%u gets=%u errors=%d bytes=%llu wall=%.3f cpu=%.3f\n", argv[1], conc,
-           per * conc, failed, bytes, wall, cpu);
+    printf("%s conc=%u gets=%u errors=%d bytes=%llu wall=%.3f cpu=%.3f open_cpu=%.3f\n", argv[1],
+           conc, per * conc, failed, bytes, wall, cpu, opened);
     return failed ? 1 : 0;
 }

@@ -20,9 +20,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../common/crc32c.h"
 #include "minio_metrics.h"
+#include "s3_presign.h"
 #include "s3_util.h"
 #include "stack_state.h"
 #include "workload.h"
@@ -31,7 +33,9 @@ struct s3_state {
     const struct config *cfg;
     CURL *h;
     struct curl_slist *headers;
-    char (*url)[S3_URLLEN]; /* one per op */
+    char (*url)[S3_URLLEN];      /* one per op */
+    char **purl;                 /* the same, presigned: what the run GETs (NULL before) */
+    struct curl_slist *pheaders; /* the headers the presigned GETs send (and signed) */
     uint64_t size[S3_NCLASSES];
     unsigned dw;          /* data worker: whose object set we read */
     int verify;           /* check every body's CRC-32C */
@@ -91,6 +95,10 @@ static void s3_close(void *p) {
     if (st->h)
         curl_easy_cleanup(st->h);
     curl_slist_free_all(st->headers);
+    curl_slist_free_all(st->pheaders);
+    for (unsigned op = 0; st->purl && op < S3_OPS; op++)
+        free(st->purl[op]);
+    free(st->purl);
     free(st->url);
     free(st);
 }
@@ -173,9 +181,66 @@ static int load_manifest(struct s3_state *st, char *err, size_t len) {
     return 0;
 }
 
+/* After the open's checks, which libcurl signs in the headers (their error
+ * bodies name what is wrong), the run's GETs go presigned: every object's
+ * URL signed once here, before the barrier, so that no GET of the run signs
+ * anything (s3_presign.c says why). The handle is reset, which keeps its
+ * connection, and set up without credentials; the stored-checksum header is
+ * signed with the URL. A one-byte GET of the first object checks that the
+ * server takes the form, here rather than in the run. 0, or -1 with err. */
+static int go_presigned(struct s3_state *st, char *err, size_t len) {
+    const struct s3_opts *o = s3_opts(st->cfg);
+    time_t now = time(NULL);
+    struct tm tm;
+    char amzdate[17];
+    if (!gmtime_r(&now, &tm) || strftime(amzdate, sizeof amzdate, "%Y%m%dT%H%M%SZ", &tm) != 16) {
+        snprintf(err, len, "s3: cannot read the clock to sign the GETs");
+        return -1;
+    }
+    if (!(st->purl = calloc(S3_OPS, sizeof *st->purl)) ||
+        (st->verify && !(st->pheaders = curl_slist_append(NULL, "x-amz-checksum-mode: ENABLED")))) {
+        snprintf(err, len, "s3: out of memory");
+        return -1;
+    }
+    char buf[S3_URLLEN + 2048];
+    unsigned char skey[32];
+    if (s3_presign_key(skey, o->secret_key, amzdate, o->region) < 0) {
+        snprintf(err, len, "s3: cannot sign the GETs (secret key too long)");
+        return -1;
+    }
+    for (unsigned op = 0; op < S3_OPS; op++) {
+        if (s3_presign_get(buf, sizeof buf, st->url[op], o->access_key, skey, o->region, amzdate,
+                           S3_PRESIGN_MAX_EXPIRES, st->verify ? "x-amz-checksum-mode" : NULL,
+                           "ENABLED") < 0) {
+            snprintf(err, len, "s3: cannot sign the GET of %s (endpoint, key or region too long)",
+                     st->url[op]);
+            return -1;
+        }
+        if (!(st->purl[op] = strdup(buf))) {
+            snprintf(err, len, "s3: out of memory");
+            return -1;
+        }
+    }
+    curl_easy_reset(st->h);
+    s3_easy_transport(st->h, st->cfg);
+    curl_easy_setopt(st->h, CURLOPT_HTTPHEADER, st->pheaders);
+    curl_easy_setopt(st->h, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(st->h, CURLOPT_WRITEDATA, st);
+    curl_easy_setopt(st->h, CURLOPT_ERRORBUFFER, st->curlerr);
+    char key[S3_KEYLEN], what[S3_KEYLEN + 32];
+    int fatal;
+    s3_key(key, sizeof key, st->cfg->profile, st->dw, 0);
+    snprintf(what, sizeof what, "presigned GET %s", key);
+    curl_easy_setopt(st->h, CURLOPT_URL, st->purl[0]);
+    curl_easy_setopt(st->h, CURLOPT_RANGE, "0-0");
+    int rc = perform(st, what, key, err, len, &fatal);
+    curl_easy_setopt(st->h, CURLOPT_RANGE, NULL);
+    return rc;
+}
+
 void *s3_client_open(const struct config *cfg, unsigned worker, char *err, size_t len) {
     struct s3_state *st = client_base(cfg, worker, err, len);
-    if (st && load_manifest(st, err, len) < 0) {
+    if (st && (load_manifest(st, err, len) < 0 || go_presigned(st, err, len) < 0)) {
         s3_close(st);
         return NULL;
     }
@@ -217,7 +282,8 @@ static void *s3_open(const struct config *cfg, unsigned worker, char *err, size_
     if (load_manifest(st, err, len) < 0 ||
         (st->verify && st->nknown < S3_OPS &&
          snprintf(err, len, "the objects manifest lists %u of the %d objects a cycle reads: run %s",
-                  st->nknown, S3_OPS, config_prepare_hint(cfg, buf, sizeof buf, opts)))) {
+                  st->nknown, S3_OPS, config_prepare_hint(cfg, buf, sizeof buf, opts))) ||
+        go_presigned(st, err, len) < 0) {
         s3_close(st);
         return NULL;
     }
@@ -269,7 +335,7 @@ int s3_run(void *p, unsigned cycle, unsigned op, struct op_result *res) {
     (void)cycle;
     int c = s3_op_class(op);
     res->klass = c;
-    curl_easy_setopt(st->h, CURLOPT_URL, st->url[op]);
+    curl_easy_setopt(st->h, CURLOPT_URL, st->purl[op]);
 
     st->got = 0;
     st->body_crc = 0;

@@ -173,6 +173,10 @@ void s3_easy_setup(CURL *h, const struct config *cfg) {
     curl_easy_setopt(h, CURLOPT_AWS_SIGV4, provider);
     curl_easy_setopt(h, CURLOPT_USERNAME, s3_opts(cfg)->access_key);
     curl_easy_setopt(h, CURLOPT_PASSWORD, s3_opts(cfg)->secret_key);
+    s3_easy_transport(h, cfg);
+}
+
+void s3_easy_transport(CURL *h, const struct config *cfg) {
     long ms = (long)(cfg->op_timeout * 1000);
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, ms);
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, ms < 10000 ? ms : 10000L);

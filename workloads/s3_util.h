@@ -99,6 +99,9 @@ struct curl_slist *s3_put_headers(void);
 /* Set up h for signed requests to cfg's endpoint: SigV4 with the full
  * provider string, credentials, timeouts, TLS verification. */
 void s3_easy_setup(CURL *h, const struct config *cfg);
+/* The same without the signing: timeouts, buffer, TLS verification (for
+ * requests whose URL carries its signature, s3_presign.h). */
+void s3_easy_transport(CURL *h, const struct config *cfg);
 
 /* The message for a request that failed: a curl error (cc != CURLE_OK), or
  * an HTTP status >= 300 with the error body's code. `what` names the
