@@ -51,14 +51,15 @@ json_t *pacer_json(const struct run_ctx *r, const struct hist *late, json_t *war
     /* Why it was late says what to change: all slots busy (a queue in the
      * worker: more --agent-concurrency, or the server is saturated at this
      * rate), or the sender itself (a machine too loaded to wake it). */
-    char why[256];
-    if (open && queued * 2 >= late1)
+    char why[320];
+    if (open)
         snprintf(why, sizeof why,
-                 "%.1f %% found all %u --agent-concurrency slots busy (the server is slower than "
-                 "the rate, or the slots too few)",
+                 "%.1f %% of operations found all %u --agent-concurrency slots busy (the server "
+                 "is slower than the rate, or the slots too few), the rest of the late ones the "
+                 "sender woke late (a machine too loaded to pace)",
                  100 * qshare, cfg->agent_concurrency);
     else
-        snprintf(why, sizeof why, "the sender woke late (a machine too loaded to pace)");
+        snprintf(why, sizeof why, "the think times ended late (a machine too loaded to pace)");
     double p99 = n ? (double)hist_quantile(late, 0.99) / 1e6 : 0;
     if (share > PACER_INVALID_SHARE)
         json_array_append_new(
