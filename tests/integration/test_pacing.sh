@@ -144,6 +144,16 @@ echo "note: paced lateness p99 $(jq -r .pacer.lateness_ms.p99 "$TMP/paced/result
     "think-time: $(jq -r .pacer.lateness_ms.p99 "$TMP/think/result.json") ms," \
     "$(jq -r .pacer.late_over_1ms_share "$TMP/think/result.json")"
 
+# ---- a paced worker that dies with operations in flight ----
+# Worker 0 crashes at its 5th operation on one of its 2 agent threads while the other may have
+# finished later ones: the log holds exactly the completed operations (no empty slot read as
+# one), so harness check agrees with the result.
+AOPS_TEST_CRASH_WORKER=0 AOPS_SLEEP_US=2000 "$HARNESS" --workloads sleep --containers 2 --cycles 2 \
+    --arrival fixed --agent-rate 400 --agent-concurrency 2 --no-cgroups --out "$TMP/crash" \
+    --quiet >"$TMP/crash.log" 2>&1
+check_contains "crash: container 0 crashed" "container 0 crashed" "$(jq -r '.invalid_reasons[]' "$TMP/crash/result.json")"
+check "crash: harness check recomputes it from the log" "$HARNESS" check "$TMP/crash"
+
 # ---- bad values: exit 2, one line ----
 bad() { # WHAT NEEDLE OPTIONS...
     local what=$1 needle=$2; shift 2
