@@ -5,11 +5,17 @@
  *                          completion; counters over completions);
  *   wall seconds           from the release to the latest end of any record;
  *   AOPS                   completions / wall; per core / system.physical_cores;
- *   latency                every completion's end - start, sorted: mean (exact),
+ *   latency                every completion's end - its scheduled instant (the
+ *                          response time; a closed loop's instant is its start),
+ *                          sorted: mean (exact),
  *                          max (exact), pN = the ceil(N/100 x n)-th smallest (nearest
  *                          rank). The run reports the midpoint of the histogram bucket
  *                          holding that rank, within 1/128 (0.78 %) of it by the
  *                          bucket widths (result/hist.h): allowed 1 %;
+ *   service time           a paced run's service_ms the same from end - start;
+ *   pacer                  a paced run's lateness, start - scheduled instant of
+ *                          every record (errors too): the same percentiles, and
+ *                          the share more than 1 ms late, exact;
  *   windows                per workload, its first start and last end of any record;
  *   containers             per container the same sums, its last end, its mean;
  *   invariants             with no error, every operation of every cycle ran, each
@@ -94,10 +100,32 @@ static void check_latency(struct findings *f, const json_t *res, const char *bas
     }
 }
 
+/* pacer{operations, late_over_1ms_share, lateness_ms{mean, p50, p99, max}}
+ * against every record's start - scheduled instant. */
+static void check_pacer(struct findings *f, const json_t *res, struct series *s,
+                        uint64_t late_1ms) {
+    compare_num(f, res, "pacer.operations", (double)s->n, 0, 0);
+    if (!s->n) {
+        f->compared++;
+        if (!json_is_null(jget(res, "pacer.lateness_ms.p99")))
+            finding(f, "pacer.lateness_ms.p99: result.json %g, but the log holds no operation",
+                    jnum(res, "pacer.lateness_ms.p99"));
+        return;
+    }
+    compare_num(f, res, "pacer.late_over_1ms_share", (double)late_1ms / (double)s->n, REL, 1e-12);
+    qsort(s->v, s->n, sizeof *s->v, cmp_u64);
+    compare_num(f, res, "pacer.lateness_ms.mean", (double)s->sum / (double)s->n / 1e6, REL, 1e-9);
+    compare_num(f, res, "pacer.lateness_ms.max", (double)s->v[s->n - 1] / 1e6, REL, 1e-9);
+    compare_num(f, res, "pacer.lateness_ms.p50", rank_value(s, 0.50) / 1e6, PCTL_REL, 2e-6);
+    compare_num(f, res, "pacer.lateness_ms.p99", rank_value(s, 0.99) / 1e6, PCTL_REL, 2e-6);
+}
+
 struct wl_acc {
     uint64_t ops, errors, count;
     int64_t first, last; /* relative to the release, ns */
-    struct series lat;
+    struct series lat;   /* response time: end - scheduled instant */
+    struct series svc;   /* service time: end - start */
+    struct series csvc[16];
     uint64_t cops[OPLOG_NO_CLASS + 1], cerr[OPLOG_NO_CLASS + 1], ccount[OPLOG_NO_CLASS + 1];
     struct series clat[16];
 };
@@ -177,8 +205,9 @@ void recompute_check(struct findings *f, const json_t *res, const struct logset 
     int64_t end = 0;
     size_t ncs = 0;
     enum profile prof = profile_of(res);
-    uint64_t bad_answer = 0;
+    uint64_t bad_answer = 0, late_1ms = 0;
     char first_bad[256] = "";
+    struct series lateness = {0};
     for (unsigned i = 0; i < ls->n; i++) {
         const struct oplog_header *h = &ls->h[i];
         /* names[] and acc[] hold OPLOG_MAX_WL workloads: the logs of a
@@ -221,7 +250,17 @@ void recompute_check(struct findings *f, const json_t *res, const struct logset 
                             h->nwl);
                 continue;
             }
-            int64_t s, e, d;
+            int64_t s, e, d, dr;
+            /* Due after it was sent, or a response time that does not fit: a
+             * record no worker writes (its instant is taken before the send). */
+            if (r->sched_ns > r->start_ns || __builtin_sub_overflow(r->end_ns, r->sched_ns, &dr)) {
+                if (bad_rec++ == 0)
+                    finding(f,
+                            "ops.log record %" PRIu64 " is due after it was sent or out of range "
+                            "(due %" PRId64 ", sent %" PRId64 " ns)",
+                            j, r->sched_ns, r->start_ns);
+                continue;
+            }
             if (r->end_ns < r->start_ns || __builtin_sub_overflow(r->end_ns, r->start_ns, &d) ||
                 __builtin_add_overflow(r->start_ns, shift, &s) ||
                 __builtin_add_overflow(r->end_ns, shift, &e)) {
@@ -249,6 +288,10 @@ void recompute_check(struct findings *f, const json_t *res, const struct logset 
             struct cont *c = &cs[ncs - 1];
             if (e > c->last)
                 c->last = e;
+            /* Lateness: every operation that was sent, an error too. */
+            uint64_t late = (uint64_t)(r->start_ns - r->sched_ns); /* >= 0, checked above */
+            push(&lateness, late);
+            late_1ms += late > 1000000;
             if (oplog_failed(r)) {
                 a->errors++, errors++, c->errors++;
                 if (k >= 0)
@@ -258,13 +301,15 @@ void recompute_check(struct findings *f, const json_t *res, const struct logset 
             a->ops++, ops++, c->ops++;
             if (__builtin_add_overflow(a->count, r->count, &a->count) && bad_rec++ == 0)
                 finding(f, "ops.log: workload %s's counter overflows 64 bits", names[w]);
-            uint64_t lat = (uint64_t)d;
+            uint64_t lat = (uint64_t)dr, svc = (uint64_t)d;
             push(&a->lat, lat);
+            push(&a->svc, svc);
             c->lat_sum[w] += lat, c->lat_n[w]++;
             if (k >= 0 && k < 16) {
                 a->cops[k]++;
                 a->ccount[k] += r->count; /* <= a->count, checked above */
                 push(&a->clat[k], lat);
+                push(&a->csvc[k], svc);
             }
             /* The answer the operation had to bring. */
             int64_t want = -1;
@@ -293,7 +338,7 @@ void recompute_check(struct findings *f, const json_t *res, const struct logset 
     if (bad_answer)
         finding(f,
                 "%" PRIu64 " completed operation(s) brought a wrong answer or one that cannot be "
-                           "checked, first: %s",
+                "checked, first: %s",
                 bad_answer, first_bad);
     f->compared++;
 
@@ -335,6 +380,10 @@ void recompute_check(struct findings *f, const json_t *res, const struct logset 
                     ops, full, n * cycles * full);
     }
 
+    /* A paced run (a pacer object): its service times and lateness too. */
+    int paced = json_is_object(json_object_get(res, "pacer"));
+    if (paced)
+        check_pacer(f, res, &lateness, late_1ms);
     for (unsigned w = 0; w < nw; w++) {
         struct wl_acc *a = &acc[w];
         char p[512];
@@ -348,6 +397,9 @@ void recompute_check(struct findings *f, const json_t *res, const struct logset 
         }
         snprintf(p, sizeof p, "workloads.%s.latency_ms", names[w]);
         check_latency(f, res, p, &a->lat);
+        snprintf(p, sizeof p, "workloads.%s.service_ms", names[w]);
+        if (paced)
+            check_latency(f, res, p, &a->svc);
         const struct workload *wl = workload_find(names[w]);
         for (unsigned k = 0; wl && k < wl->nclasses && k < 16; k++) {
             const char *ck = wl->classes_key ? wl->classes_key : "classes";
@@ -363,6 +415,10 @@ void recompute_check(struct findings *f, const json_t *res, const struct logset 
             snprintf(p, sizeof p, "workloads.%s.%s.%s.latency_ms", names[w], ck,
                      wl->class_names[k]);
             check_latency(f, res, p, &a->clat[k]);
+            snprintf(p, sizeof p, "workloads.%s.%s.%s.service_ms", names[w], ck,
+                     wl->class_names[k]);
+            if (paced)
+                check_latency(f, res, p, &a->csvc[k]);
         }
         if (released && (a->ops || a->errors)) {
             snprintf(p, sizeof p, "windows.%s.start", names[w]);
@@ -411,9 +467,11 @@ void recompute_check(struct findings *f, const json_t *res, const struct logset 
 
     for (unsigned w = 0; w < OPLOG_MAX_WL; w++) {
         free(acc[w].lat.v);
+        free(acc[w].svc.v);
         for (int k = 0; k < 16; k++)
-            free(acc[w].clat[k].v);
+            free(acc[w].clat[k].v), free(acc[w].csvc[k].v);
     }
+    free(lateness.v);
     free(acc);
     free(cs);
 }

@@ -157,6 +157,10 @@ int options_load(struct config *cfg, int argc, char **argv, int first, char *err
      * here, before the command line is recorded anywhere. */
     if (power_bmc_check(&cfg->power, err, errlen) != 0)
         return -1;
+    /* Paced agents (issue 38): the options hang together. */
+    if (pacing_check(cfg->arrival, cfg->agent_rate, &cfg->think, cfg->stall_timeout,
+                     cfg->phase_barrier, err, errlen) != 0)
+        return -1;
     make_prepare_hint(cfg, sets, n, argc, argv, first);
     return workloads_select(cfg, err, errlen);
 }

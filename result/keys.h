@@ -24,6 +24,7 @@
 #define RK_REPEAT 2u   /* a --repeat K combined result */
 #define RK_MERGED 4u   /* harness merge */
 #define RK_UPGRADED 8u /* an older result read through result_upgrade() */
+#define RK_PACED 16u   /* a paced run: --arrival or --think-time */
 
 /* The JSON types a key may hold, as a mask of 1 << json_type. */
 #define RT(t) (1u << (t))
@@ -83,6 +84,7 @@ enum rkey {
     RK_REPEATS,
     RK_SHARDS,
     RK_MERGE,
+    RK_PACER,        /* paced agents (issue 38) */
     RK_NOT_RECORDED, /* only in an older result read through result_upgrade() */
     RK_COUNT
 };
