@@ -22,6 +22,7 @@
 #include "figures.h"
 #include "histjson.h"
 #include "results.h"
+#include "slo.h"
 #include "throughput.h"
 #include "windows.h"
 
@@ -309,6 +310,7 @@ json_t *results_build(const struct run_report *rep) {
     result_put(res, RK_STORAGE_BASELINE, telemetry_baseline_json(rep->tel),
                telemetry_baseline_why(rep->tel));
     result_put(res, RK_HISTOGRAMS, results_hists_json(lay, tot.hists), NULL);
+    result_put(res, RK_SLO, slo_judge_run(cfg, res), NULL); /* from the histograms just put */
     json_t *placement = rep->placement ? json_incref(rep->placement) : NULL; /* as made here */
     if (placement && rep->servers_pinned)
         json_object_set(placement, "servers_pinned", rep->servers_pinned);
