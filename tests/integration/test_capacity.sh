@@ -52,6 +52,19 @@ check "every point has the options given; only the container count differs" jq -
 check "each point judged by the SLO given" jq -e -s 'all(.[]; .slo.spec == "sleep.p50<=75ms")' \
     "$TMP"/cap/points/{1,2,4}/result.json
 
+# ---- the report draws the curve ----
+"$HARNESS" report "$TMP/cap" >/dev/null 2>"$TMP/rep.err"
+check_eq "harness report of a capacity directory exits 0 ($(tail -1 "$TMP/rep.err"))" 0 $?
+H=$TMP/cap/report.html
+check "... the verdict, with capacity.json's figures" grep -q \
+    'data-key="capacity.agents_at_slo" data-value="2"' "$H"
+check "... a chart of the bound's percentile against the agents (4 counts, curve and bound: 8 marks), and one of AOPS" \
+    bash -c "grep -q 'capacity-bound-0\" data-marks=\"8\"' '$H' && grep -q 'capacity-aops\" data-marks=\"4\"' '$H'"
+check_eq "... one row per count run (1 2 3 4), the repeated ones at their median" 4 \
+    "$(grep -o 'data-key="capacity.points.agents=[0-9]*.aops"' "$H" | sort -u | wc -l)"
+check "... the 2-agent row is the repeated run's AOPS" grep -q \
+    "data-key=\"capacity.points.agents=2.aops\" data-value=\"$(jq -r '.capacity.points[4].aops' "$TMP/cap/capacity.json")\"" "$H"
+
 # ---- an invalid point stops the search; nothing is lost ----
 AOPS_TEST_CRASH_WORKER=1 "$HARNESS" capacity --workloads sleep --slo 'sleep.p50<=75ms' \
     --containers 1..8 --out "$TMP/crash" >"$TMP/crash.out" 2>"$TMP/crash.err"
