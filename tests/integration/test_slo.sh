@@ -15,6 +15,8 @@
 #     fleet's p99 of 40 operations is the 40th by nearest rank, one of shard 1's: not met;
 #   - the default SLO when --slo is not given, restricted to the run's workloads, and none on
 #     a test workload (met null, with the reason);
+#   - harness check recomputes each check from the log (nearest rank, errors, the verdict where
+#     the bound is more than 1 % from the figure) and finds an edited one;
 #   - a spec that does not parse, a name this build lacks, a workload the run does not run:
 #     exit 2, one line naming the term, nothing left behind.
 source "$(dirname "$0")/../lib.sh"
@@ -43,6 +45,15 @@ check "... bound_ms in milliseconds" jq -e 'all(.slo.checks[]; .bound_ms == 3600
 check_contains "... the summary says met" "SLO         met: s3.p99 " "$(cat "$TMP/hour.out")"
 check "... harness check agrees with the result" "$HARNESS" check "$TMP/hour"
 check "... the schema accepts it" python3 "$ROOT/tests/schema/validate.py" $R
+
+# harness check recomputes the verdict from the log: a figure or a verdict edited is found
+cp -r "$TMP/hour" "$TMP/forged"
+jq '.slo.checks[0].measured_ms = 0.5 | .slo.checks[1].met = false' "$TMP/hour/result.json" >"$TMP/forged/result.json"
+out=$("$HARNESS" check "$TMP/forged" 2>&1)
+check_eq "check of an edited verdict exits 1" 1 $?
+check_contains "... names the figure, with the log's nearest-rank value" "DIFFERS slo.checks.0.measured_ms: result.json 0.5, recomputed from the log" "$out"
+check_contains "... and the verdict the log contradicts" "DIFFERS slo.checks.1.met: result.json false, but the log's p99 of db" "$out"
+check_contains "... and slo.met against its checks" "DIFFERS slo.met: result.json true, but its checks say a bound is not met" "$out"
 
 "$HARNESS" "${JOB[@]}" --out "$TMP/us" --slo 's3.p50<=1us,db.p99<=3600s' >"$TMP/us.out" 2>"$TMP/us.err"
 check_eq "a run that misses its SLO is still valid: exit 0 ($(tail -2 "$TMP/us.err"))" 0 $?
