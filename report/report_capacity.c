@@ -193,3 +193,39 @@ int render_capacity(struct sbuf *b, const json_t *doc, const char *name, char *e
     free(x), free(y), free(bound), free(pts);
     return 0;
 }
+
+json_t *capacity_or_run(const char *dir, json_t **cap, char *err, size_t errlen) {
+    char path[4300];
+    struct stat st;
+    *cap = NULL;
+    snprintf(path, sizeof path, "%s/capacity.json", dir);
+    if (lstat(path, &st) != 0)
+        return load_run(dir, err, errlen);
+    json_t *doc = capacity_load(path, err, errlen);
+    if (!doc)
+        return NULL;
+    const json_t *c = json_object_get(doc, "capacity");
+    double agents = jnum(c, "agents_at_slo");
+    if (!json_is_object(c) || !isfinite(agents)) {
+        snprintf(err, errlen, "%s: %s", dir,
+                 !json_is_object(c)
+                     ? "capacity.json holds no capacity object"
+                     : "no count met the SLO (capacity.agents_at_slo is null): nothing to compare");
+        json_decref(doc);
+        return NULL;
+    }
+    /* The point the figure came from: its repeated (median) run where there is one. */
+    const json_t *best = NULL, *p;
+    size_t i;
+    json_array_foreach(json_object_get(c, "points"), i, p) {
+        if (jnum(p, "agents") == agents && (!best || jnum(p, "repeat") > 1))
+            best = p;
+    }
+    json_t *r = best ? load_run_at(dir, jstr(best, "dir"), err, errlen) : NULL;
+    if (!best)
+        snprintf(err, errlen, "%s: capacity.json lists no point of %.0f agents", dir, agents);
+    if (r)
+        *cap = json_incref((json_t *)c);
+    json_decref(doc);
+    return r;
+}

@@ -13,6 +13,8 @@
 #     point; only the container count differs);
 #   - a point that fails (a worker crashed) stops the search with one line, and what was run
 #     is kept in capacity.json, valid false;
+#   - the report draws the curve; compare sets agents at SLO side by side (3 at 20 ms per agent
+#     against 2 at 30 ms: 1.50x) beside the AOPS ratio;
 #   - bad usage exits 2 with one line and nothing run.
 source "$(dirname "$0")/../lib.sh"
 
@@ -64,6 +66,22 @@ check_eq "... one row per count run (1 2 3 4), the repeated ones at their median
     "$(grep -o 'data-key="capacity.points.agents=[0-9]*.aops"' "$H" | sort -u | wc -l)"
 check "... the 2-agent row is the repeated run's AOPS" grep -q \
     "data-key=\"capacity.points.agents=2.aops\" data-value=\"$(jq -r '.capacity.points[4].aops' "$TMP/cap/capacity.json")\"" "$H"
+
+# ---- compare: agents at SLO beside AOPS ----
+# 20 ms per agent: 20 N ms <= 75 ms for N <= 3 (15 ms of margin again), and 4 gives 80 ms.
+AOPS_SLEEP_PER_AGENT_US=20000 "$HARNESS" capacity --workloads sleep --slo 'sleep.p50<=75ms' \
+    --containers 1..64 --out "$TMP/cap2" >/dev/null 2>&1
+check "at 20 ms per agent: points 1 2 4 3, then 3 and 4 repeated; agents at SLO 3" jq -e \
+    '.capacity.agents_at_slo == 3 and ([.capacity.points[] | .agents] == [1, 2, 4, 3, 3, 4])' \
+    "$TMP/cap2/capacity.json"
+out=$("$HARNESS" compare "$TMP/cap" "$TMP/cap2" --html "$TMP/cmp.html" 2>&1)
+check_contains "compare of two capacity directories: agents at SLO side by side, with the ratio" \
+    "3 (1.50×)" "$(grep '^agents at SLO' <<<"$out")"
+check_contains "... beside the AOPS ratio" "B vs A: AOPS " "$out"
+check_contains "... in the same line" ", agents at SLO 1.50×" "$out"
+check "... and in the HTML" grep -q 'data-key="ratio.1.agents_at_slo" data-value="1.5"' "$TMP/cmp.html"
+out=$("$HARNESS" compare "$TMP/cap" "$TMP/cap/points/1" 2>&1)
+check_contains "a capacity beside a plain run: refused, not the same SLO" "not searched against the same SLO" "$out"
 
 # ---- an invalid point stops the search; nothing is lost ----
 AOPS_TEST_CRASH_WORKER=1 "$HARNESS" capacity --workloads sleep --slo 'sleep.p50<=75ms' \
