@@ -21,6 +21,8 @@
  *   invariants             with no error, every operation of every cycle ran, each
  *                          GET brought its object's size, each point lookup one row,
  *                          each range scan 100, each search the manifest's count.
+ *   slo                    each check's percentile as above, its errors, its verdict
+ *                          (where the bound is not within the 1 % of the figure);
  * Everything else in the result is not recomputed from the log (telemetry,
  * power, attribution: they are samples, not operations). Reals in
  * result.json carry 10 significant digits, hence the relative tolerances. */
@@ -119,6 +121,10 @@ static void check_pacer(struct findings *f, const json_t *res, struct series *s,
     compare_num(f, res, "pacer.lateness_ms.p50", rank_value(s, 0.50) / 1e6, PCTL_REL, 2e-6);
     compare_num(f, res, "pacer.lateness_ms.p99", rank_value(s, 0.99) / 1e6, PCTL_REL, 2e-6);
 }
+
+struct wl_acc;
+static void check_slo(struct findings *f, const json_t *res, const char *const *names, unsigned nw,
+                      struct wl_acc *acc);
 
 struct wl_acc {
     uint64_t ops, errors, count;
@@ -428,6 +434,8 @@ void recompute_check(struct findings *f, const json_t *res, const struct logset 
         }
     }
 
+    check_slo(f, res, names, nw, acc);
+
     /* containers[]: matched by id (and shard, in a merged result). */
     qsort(cs, ncs, sizeof *cs, cont_cmp);
     const json_t *arr = json_object_get(res, "containers");
@@ -474,4 +482,72 @@ void recompute_check(struct findings *f, const json_t *res, const struct logset 
     free(lateness.v);
     free(acc);
     free(cs);
+}
+
+/* slo.checks[] against the log: each figure is the percentile it names of
+ * the raw latencies by nearest rank (within PCTL_REL: the run reports a
+ * bucket midpoint), its errors the log's, and its verdict what the figure
+ * and the errors give -- where the exact value is more than PCTL_REL away
+ * from the bound; nearer, the midpoint may fall on either side of it, and
+ * the log cannot say which verdict the run had to give. slo.met is every
+ * check's. A result without slo (an earlier build) has nothing to check. */
+static void check_slo(struct findings *f, const json_t *res, const char *const *names, unsigned nw,
+                      struct wl_acc *acc) {
+    const json_t *slo = json_object_get(res, "slo");
+    if (!json_is_object(slo))
+        return;
+    size_t i;
+    const json_t *c;
+    int all = 1;
+    json_array_foreach(json_object_get(slo, "checks"), i, c) {
+        const char *wn = jstr(c, "workload"), *cls = jstr(c, "class"), *pct = jstr(c, "percentile");
+        double bound = jnum(c, "bound_ms");
+        all &= json_is_true(json_object_get(c, "met"));
+        unsigned w = 0;
+        while (wn && w < nw && strcmp(names[w], wn))
+            w++;
+        const struct workload *wl = wn ? workload_find(wn) : NULL;
+        unsigned k = 0;
+        while (cls && wl && k < wl->nclasses && strcmp(wl->class_names[k], cls))
+            k++;
+        char *end = NULL;
+        double q = pct && pct[0] == 'p' ? strtod(pct + 1, &end) / 100 : NAN;
+        f->compared++;
+        if (!wn || w == nw || (cls && (!wl || k >= wl->nclasses || k >= 16)) || !end || *end ||
+            !(q > 0 && q <= 1) || !isfinite(bound)) {
+            if (json_is_true(json_object_get(c, "met")))
+                finding(f, "slo.checks.%zu: met, but the log holds no %s%s%s to judge (%s)", i,
+                        wn ? wn : "?", cls ? "." : "", cls ? cls : "", pct ? pct : "?");
+            continue;
+        }
+        struct series *s = cls ? &acc[w].clat[k] : &acc[w].lat; /* sorted by check_latency */
+        uint64_t errs = cls ? acc[w].cerr[k] : acc[w].errors;
+        char p[64];
+        snprintf(p, sizeof p, "slo.checks.%zu.errors", i);
+        compare_num(f, res, p, (double)errs, 0, 0);
+        if (!s->n) {
+            if (json_is_true(json_object_get(c, "met")))
+                finding(f, "slo.checks.%zu: met, but the log holds no completion of it", i);
+            continue;
+        }
+        double exact = rank_value(s, q) / 1e6;
+        snprintf(p, sizeof p, "slo.checks.%zu.measured_ms", i);
+        compare_num(f, res, p, exact, PCTL_REL, 2e-6);
+        if (fabs(exact - bound) > PCTL_REL * bound) {
+            int want = errs == 0 && exact <= bound;
+            f->compared++;
+            if (want != json_is_true(json_object_get(c, "met")))
+                finding(f,
+                        "slo.checks.%zu.met: result.json %s, but the log's %s of %s%s%s is %.6g "
+                        "ms against a bound of %g ms, with %" PRIu64 " errors",
+                        i, json_is_true(json_object_get(c, "met")) ? "true" : "false", pct, wn,
+                        cls ? "." : "", cls ? cls : "", exact, bound, errs);
+        }
+    }
+    f->compared++;
+    if (json_array_size(json_object_get(slo, "checks")) &&
+        json_is_true(json_object_get(slo, "met")) != all)
+        finding(f, "slo.met: result.json %s, but its checks say %s",
+                json_is_true(json_object_get(slo, "met")) ? "true" : "false",
+                all ? "every bound is met" : "a bound is not met");
 }

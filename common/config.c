@@ -313,6 +313,10 @@ const struct opt_row config_rows[] = {
      0, NULL, "IPMI: the session's privilege (DCMI asks user; some BMCs want more for it)"},
     {"bmc-interval", OPT_DOUBLE, F(power.bmc_interval), 0.05, 3600, "1", NULL, NULL, 0, NULL,
      "seconds between two readings of a BMC (read on a thread of its own)"},
+    /* The SLO the result is judged against (result/slo.h checks it). */
+    {"slo", OPT_STR, F(slo), 0, 0, "default", NULL, NULL, 0, NULL,
+     "latency bounds the result is judged against, e.g. 's3.p99<=250ms,db.p99<=50ms'; 'default' is "
+     "s3.p99<=250ms,db.p99<=50ms,search.p99<=3s (README, \"Service level\")"},
 };
 const size_t config_nrows = sizeof config_rows / sizeof config_rows[0];
 

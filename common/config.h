@@ -134,6 +134,10 @@ struct config {
     int argc, argv_first;
     char **argv;
 
+    /* --slo: the latency bounds the result is judged against (result/slo.h
+     * parses them; "default" for its default set). */
+    char slo[1024];
+
     void *wl_opts[CONFIG_MAX_WL]; /* each workload's settings, by registry index */
 };
 

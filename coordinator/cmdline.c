@@ -24,7 +24,8 @@ void options_usage(FILE *f) {
         "       harness verify RUN_DIR --key PUB.pem  check a signed result is unchanged\n"
         "       harness rerun RUN_DIR [options]       the job a result records, again\n"
         "       harness baseline [--baseline-size 512M] [--baseline-seconds 3]\n"
-        "       harness plan --containers N --placement P [--sysroot DIR] [--json]\n",
+        "       harness plan --containers N --placement P [--sysroot DIR] [--json]\n"
+        "       harness capacity [--slo SPEC] [--containers LO..HI] [run options]\n",
         schemes);
     for (int i = 0; workload_table[i]; i++)
         for (const struct wl_command *c = workload_table[i]->commands; c && c->name; c++)

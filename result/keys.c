@@ -75,6 +75,7 @@ const struct result_key result_keys[RK_COUNT] = {
                        0, NULL},
     [RK_STRAGGLERS_REASON] = {"stragglers_reason", RUN, MERGE, NULL, RK_EVERY, WHY, RK_COUNT, 0,
                               NULL},
+    [RK_SLO] = {"slo", RUN, MERGE, NULL, RK_LATER, RT_OBJECT, RK_COUNT, 0, NULL},
     [RK_PROVENANCE] = {"provenance", COORD, "merge.c:merge_provenance", NULL, RK_EVERY, OBJ_OR_NULL,
                        RK_NOT_RECORDED, 0, NULL},
     [RK_OPS_PER_SECOND] = {"ops_per_second", COORD, MERGE, NULL, RK_EVERY, OBJ_OR_NULL,

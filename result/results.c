@@ -23,6 +23,7 @@
 #include "histjson.h"
 #include "pacer.h"
 #include "results.h"
+#include "slo.h"
 #include "throughput.h"
 #include "windows.h"
 
@@ -149,6 +150,11 @@ void results_judge(const struct verdict_in *v, json_t *reasons) {
             reasons, json_sprintf("partial cycle (%u of %u operations per cycle, workloads: %s): "
                                   "AOPS is not comparable",
                                   v->ops_per_cycle, v->full_cycle, v->workloads));
+}
+
+int results_reason_of_config(const char *reason) {
+    return reason && (!strncmp(reason, "a test-only workload ran", 24) ||
+                      !strncmp(reason, "partial cycle (", 15));
 }
 
 /* A workload's declared counters of one stats block into o. */
@@ -323,6 +329,7 @@ json_t *results_build(const struct run_report *rep) {
     result_put(res, RK_STORAGE_BASELINE, telemetry_baseline_json(rep->tel),
                telemetry_baseline_why(rep->tel));
     result_put(res, RK_HISTOGRAMS, results_hists_json(lay, tot.hists), NULL);
+    result_put(res, RK_SLO, slo_judge_run(cfg, res), NULL); /* from the histograms just put */
     json_t *placement = rep->placement ? json_incref(rep->placement) : NULL; /* as made here */
     if (placement && rep->servers_pinned)
         json_object_set(placement, "servers_pinned", rep->servers_pinned);

@@ -10,6 +10,7 @@
 #include "../telemetry/attrib.h"
 #include "../workloads/workload.h"
 #include "repeat.h"
+#include "slo.h"
 #include "summary.h"
 
 /* "12.345" or "-" for a figure that could not be measured. */
@@ -110,6 +111,7 @@ void results_print_summary(const json_t *res, const char *dir, FILE *f) {
                     fmt(b[2], 32, "%.3f", jnum(x, "p99")));
         }
     }
+    slo_print(json_object_get(res, "slo"), f);
     const json_t *cpu = json_object_get(json_object_get(res, "telemetry"), "cpu_util");
     if (cpu && json_is_object(cpu))
         fprintf(f, "  CPU util    mean %s %%, peak %s %%\n",
