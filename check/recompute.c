@@ -5,16 +5,24 @@
  *                          completion; counters over completions);
  *   wall seconds           from the release to the latest end of any record;
  *   AOPS                   completions / wall; per core / system.physical_cores;
- *   latency                every completion's end - start, sorted: mean (exact),
+ *   latency                every completion's end - its scheduled instant (the
+ *                          response time; a closed loop's instant is its start),
+ *                          sorted: mean (exact),
  *                          max (exact), pN = the ceil(N/100 x n)-th smallest (nearest
  *                          rank). The run reports the midpoint of the histogram bucket
  *                          holding that rank, within 1/128 (0.78 %) of it by the
  *                          bucket widths (result/hist.h): allowed 1 %;
+ *   service time           a paced run's service_ms the same from end - start;
+ *   pacer                  a paced run's lateness, start - scheduled instant of
+ *                          every record (errors too): the same percentiles, and
+ *                          the share more than 1 ms late, exact;
  *   windows                per workload, its first start and last end of any record;
  *   containers             per container the same sums, its last end, its mean;
  *   invariants             with no error, every operation of every cycle ran, each
  *                          GET brought its object's size, each point lookup one row,
  *                          each range scan 100, each search the manifest's count.
+ *   slo                    each check's percentile as above, its errors, its verdict
+ *                          (where the bound is not within the 1 % of the figure);
  * Everything else in the result is not recomputed from the log (telemetry,
  * power, attribution: they are samples, not operations). Reals in
  * result.json carry 10 significant digits, hence the relative tolerances. */
@@ -94,10 +102,36 @@ static void check_latency(struct findings *f, const json_t *res, const char *bas
     }
 }
 
+/* pacer{operations, late_over_1ms_share, lateness_ms{mean, p50, p99, max}}
+ * against every record's start - scheduled instant. */
+static void check_pacer(struct findings *f, const json_t *res, struct series *s,
+                        uint64_t late_1ms) {
+    compare_num(f, res, "pacer.operations", (double)s->n, 0, 0);
+    if (!s->n) {
+        f->compared++;
+        if (!json_is_null(jget(res, "pacer.lateness_ms.p99")))
+            finding(f, "pacer.lateness_ms.p99: result.json %g, but the log holds no operation",
+                    jnum(res, "pacer.lateness_ms.p99"));
+        return;
+    }
+    compare_num(f, res, "pacer.late_over_1ms_share", (double)late_1ms / (double)s->n, REL, 1e-12);
+    qsort(s->v, s->n, sizeof *s->v, cmp_u64);
+    compare_num(f, res, "pacer.lateness_ms.mean", (double)s->sum / (double)s->n / 1e6, REL, 1e-9);
+    compare_num(f, res, "pacer.lateness_ms.max", (double)s->v[s->n - 1] / 1e6, REL, 1e-9);
+    compare_num(f, res, "pacer.lateness_ms.p50", rank_value(s, 0.50) / 1e6, PCTL_REL, 2e-6);
+    compare_num(f, res, "pacer.lateness_ms.p99", rank_value(s, 0.99) / 1e6, PCTL_REL, 2e-6);
+}
+
+struct wl_acc;
+static void check_slo(struct findings *f, const json_t *res, const char *const *names, unsigned nw,
+                      struct wl_acc *acc);
+
 struct wl_acc {
     uint64_t ops, errors, count;
     int64_t first, last; /* relative to the release, ns */
-    struct series lat;
+    struct series lat;   /* response time: end - scheduled instant */
+    struct series svc;   /* service time: end - start */
+    struct series csvc[16];
     uint64_t cops[OPLOG_NO_CLASS + 1], cerr[OPLOG_NO_CLASS + 1], ccount[OPLOG_NO_CLASS + 1];
     struct series clat[16];
 };
@@ -177,8 +211,9 @@ void recompute_check(struct findings *f, const json_t *res, const struct logset 
     int64_t end = 0;
     size_t ncs = 0;
     enum profile prof = profile_of(res);
-    uint64_t bad_answer = 0;
+    uint64_t bad_answer = 0, late_1ms = 0;
     char first_bad[256] = "";
+    struct series lateness = {0};
     for (unsigned i = 0; i < ls->n; i++) {
         const struct oplog_header *h = &ls->h[i];
         /* names[] and acc[] hold OPLOG_MAX_WL workloads: the logs of a
@@ -221,7 +256,17 @@ void recompute_check(struct findings *f, const json_t *res, const struct logset 
                             h->nwl);
                 continue;
             }
-            int64_t s, e, d;
+            int64_t s, e, d, dr;
+            /* Due after it was sent, or a response time that does not fit: a
+             * record no worker writes (its instant is taken before the send). */
+            if (r->sched_ns > r->start_ns || __builtin_sub_overflow(r->end_ns, r->sched_ns, &dr)) {
+                if (bad_rec++ == 0)
+                    finding(f,
+                            "ops.log record %" PRIu64 " is due after it was sent or out of range "
+                            "(due %" PRId64 ", sent %" PRId64 " ns)",
+                            j, r->sched_ns, r->start_ns);
+                continue;
+            }
             if (r->end_ns < r->start_ns || __builtin_sub_overflow(r->end_ns, r->start_ns, &d) ||
                 __builtin_add_overflow(r->start_ns, shift, &s) ||
                 __builtin_add_overflow(r->end_ns, shift, &e)) {
@@ -249,6 +294,10 @@ void recompute_check(struct findings *f, const json_t *res, const struct logset 
             struct cont *c = &cs[ncs - 1];
             if (e > c->last)
                 c->last = e;
+            /* Lateness: every operation that was sent, an error too. */
+            uint64_t late = (uint64_t)(r->start_ns - r->sched_ns); /* >= 0, checked above */
+            push(&lateness, late);
+            late_1ms += late > 1000000;
             if (oplog_failed(r)) {
                 a->errors++, errors++, c->errors++;
                 if (k >= 0)
@@ -258,13 +307,15 @@ void recompute_check(struct findings *f, const json_t *res, const struct logset 
             a->ops++, ops++, c->ops++;
             if (__builtin_add_overflow(a->count, r->count, &a->count) && bad_rec++ == 0)
                 finding(f, "ops.log: workload %s's counter overflows 64 bits", names[w]);
-            uint64_t lat = (uint64_t)d;
+            uint64_t lat = (uint64_t)dr, svc = (uint64_t)d;
             push(&a->lat, lat);
+            push(&a->svc, svc);
             c->lat_sum[w] += lat, c->lat_n[w]++;
             if (k >= 0 && k < 16) {
                 a->cops[k]++;
                 a->ccount[k] += r->count; /* <= a->count, checked above */
                 push(&a->clat[k], lat);
+                push(&a->csvc[k], svc);
             }
             /* The answer the operation had to bring. */
             int64_t want = -1;
@@ -293,7 +344,7 @@ void recompute_check(struct findings *f, const json_t *res, const struct logset 
     if (bad_answer)
         finding(f,
                 "%" PRIu64 " completed operation(s) brought a wrong answer or one that cannot be "
-                           "checked, first: %s",
+                "checked, first: %s",
                 bad_answer, first_bad);
     f->compared++;
 
@@ -335,6 +386,10 @@ void recompute_check(struct findings *f, const json_t *res, const struct logset 
                     ops, full, n * cycles * full);
     }
 
+    /* A paced run (a pacer object): its service times and lateness too. */
+    int paced = json_is_object(json_object_get(res, "pacer"));
+    if (paced)
+        check_pacer(f, res, &lateness, late_1ms);
     for (unsigned w = 0; w < nw; w++) {
         struct wl_acc *a = &acc[w];
         char p[512];
@@ -348,6 +403,9 @@ void recompute_check(struct findings *f, const json_t *res, const struct logset 
         }
         snprintf(p, sizeof p, "workloads.%s.latency_ms", names[w]);
         check_latency(f, res, p, &a->lat);
+        snprintf(p, sizeof p, "workloads.%s.service_ms", names[w]);
+        if (paced)
+            check_latency(f, res, p, &a->svc);
         const struct workload *wl = workload_find(names[w]);
         for (unsigned k = 0; wl && k < wl->nclasses && k < 16; k++) {
             const char *ck = wl->classes_key ? wl->classes_key : "classes";
@@ -363,6 +421,10 @@ void recompute_check(struct findings *f, const json_t *res, const struct logset 
             snprintf(p, sizeof p, "workloads.%s.%s.%s.latency_ms", names[w], ck,
                      wl->class_names[k]);
             check_latency(f, res, p, &a->clat[k]);
+            snprintf(p, sizeof p, "workloads.%s.%s.%s.service_ms", names[w], ck,
+                     wl->class_names[k]);
+            if (paced)
+                check_latency(f, res, p, &a->csvc[k]);
         }
         if (released && (a->ops || a->errors)) {
             snprintf(p, sizeof p, "windows.%s.start", names[w]);
@@ -371,6 +433,8 @@ void recompute_check(struct findings *f, const json_t *res, const struct logset 
             compare_num(f, res, p, (double)a->last / 1e9, rel, 1e-6);
         }
     }
+
+    check_slo(f, res, names, nw, acc);
 
     /* containers[]: matched by id (and shard, in a merged result). */
     qsort(cs, ncs, sizeof *cs, cont_cmp);
@@ -411,9 +475,79 @@ void recompute_check(struct findings *f, const json_t *res, const struct logset 
 
     for (unsigned w = 0; w < OPLOG_MAX_WL; w++) {
         free(acc[w].lat.v);
+        free(acc[w].svc.v);
         for (int k = 0; k < 16; k++)
-            free(acc[w].clat[k].v);
+            free(acc[w].clat[k].v), free(acc[w].csvc[k].v);
     }
+    free(lateness.v);
     free(acc);
     free(cs);
+}
+
+/* slo.checks[] against the log: each figure is the percentile it names of
+ * the raw latencies by nearest rank (within PCTL_REL: the run reports a
+ * bucket midpoint), its errors the log's, and its verdict what the figure
+ * and the errors give -- where the exact value is more than PCTL_REL away
+ * from the bound; nearer, the midpoint may fall on either side of it, and
+ * the log cannot say which verdict the run had to give. slo.met is every
+ * check's. A result without slo (an earlier build) has nothing to check. */
+static void check_slo(struct findings *f, const json_t *res, const char *const *names, unsigned nw,
+                      struct wl_acc *acc) {
+    const json_t *slo = json_object_get(res, "slo");
+    if (!json_is_object(slo))
+        return;
+    size_t i;
+    const json_t *c;
+    int all = 1;
+    json_array_foreach(json_object_get(slo, "checks"), i, c) {
+        const char *wn = jstr(c, "workload"), *cls = jstr(c, "class"), *pct = jstr(c, "percentile");
+        double bound = jnum(c, "bound_ms");
+        all &= json_is_true(json_object_get(c, "met"));
+        unsigned w = 0;
+        while (wn && w < nw && strcmp(names[w], wn))
+            w++;
+        const struct workload *wl = wn ? workload_find(wn) : NULL;
+        unsigned k = 0;
+        while (cls && wl && k < wl->nclasses && strcmp(wl->class_names[k], cls))
+            k++;
+        char *end = NULL;
+        double q = pct && pct[0] == 'p' ? strtod(pct + 1, &end) / 100 : NAN;
+        f->compared++;
+        if (!wn || w == nw || (cls && (!wl || k >= wl->nclasses || k >= 16)) || !end || *end ||
+            !(q > 0 && q <= 1) || !isfinite(bound)) {
+            if (json_is_true(json_object_get(c, "met")))
+                finding(f, "slo.checks.%zu: met, but the log holds no %s%s%s to judge (%s)", i,
+                        wn ? wn : "?", cls ? "." : "", cls ? cls : "", pct ? pct : "?");
+            continue;
+        }
+        struct series *s = cls ? &acc[w].clat[k] : &acc[w].lat; /* sorted by check_latency */
+        uint64_t errs = cls ? acc[w].cerr[k] : acc[w].errors;
+        char p[64];
+        snprintf(p, sizeof p, "slo.checks.%zu.errors", i);
+        compare_num(f, res, p, (double)errs, 0, 0);
+        if (!s->n) {
+            if (json_is_true(json_object_get(c, "met")))
+                finding(f, "slo.checks.%zu: met, but the log holds no completion of it", i);
+            continue;
+        }
+        double exact = rank_value(s, q) / 1e6;
+        snprintf(p, sizeof p, "slo.checks.%zu.measured_ms", i);
+        compare_num(f, res, p, exact, PCTL_REL, 2e-6);
+        if (fabs(exact - bound) > PCTL_REL * bound) {
+            int want = errs == 0 && exact <= bound;
+            f->compared++;
+            if (want != json_is_true(json_object_get(c, "met")))
+                finding(f,
+                        "slo.checks.%zu.met: result.json %s, but the log's %s of %s%s%s is %.6g "
+                        "ms against a bound of %g ms, with %" PRIu64 " errors",
+                        i, json_is_true(json_object_get(c, "met")) ? "true" : "false", pct, wn,
+                        cls ? "." : "", cls ? cls : "", exact, bound, errs);
+        }
+    }
+    f->compared++;
+    if (json_array_size(json_object_get(slo, "checks")) &&
+        json_is_true(json_object_get(slo, "met")) != all)
+        finding(f, "slo.met: result.json %s, but its checks say %s",
+                json_is_true(json_object_get(slo, "met")) ? "true" : "false",
+                all ? "every bound is met" : "a bound is not met");
 }

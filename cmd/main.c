@@ -29,6 +29,10 @@ static int rerun_cmd(int argc, char **argv) {
     return rerun_main(argc, argv, &exports);
 }
 
+static int capacity_cmd(int argc, char **argv) {
+    return capacity_main(argc, argv, &exports);
+}
+
 /* `harness baseline`: the data drives' own read figures with fio
  * (telemetry/baseline.h), with the run's options (paths, --baseline-*). */
 static int baseline_cmd(int argc, char **argv) {
@@ -85,6 +89,7 @@ static const struct {
     {"verify", verify_main}, /* check/: a signed result unchanged */
     {"baseline", baseline_cmd},
     {"plan", plan_main},
+    {"capacity", capacity_cmd},        /* fleet/capacity.c: the most agents within the SLO */
     {"worker", worker_container_main}, /* the docker runtime's, inside a container */
 };
 
@@ -108,7 +113,8 @@ int main(int argc, char **argv) {
         if (!strcmp(cmd, commands[i].name))
             return commands[i].main(argc - 1, argv + 1);
     char names[512] =
-        "run, prepare, report, compare, upgrade, merge, rerun, check, verify, baseline, plan";
+        "run, prepare, report, compare, upgrade, merge, rerun, check, verify, baseline, plan, "
+        "capacity";
     size_t o = strlen(names);
     for (int i = 0; workload_table[i]; i++)
         for (const struct wl_command *c = workload_table[i]->commands; c && c->name; c++) {

@@ -181,6 +181,13 @@ static int parse_bmc(const struct opt_row *o, void *base, const char *v, char *e
     return 0;
 }
 
+/* --think-time DIST (pacing.h). */
+static int parse_think(const struct opt_row *o, void *base, const char *v, char *err,
+                       size_t errlen) {
+    (void)o;
+    return think_parse(v, &((struct config *)base)->think, err, errlen);
+}
+
 #define F(field) offsetof(struct config, field), sizeof(((struct config *)0)->field)
 
 const struct opt_row config_rows[] = {
@@ -278,6 +285,17 @@ const struct opt_row config_rows[] = {
      "baseline: scratch file per drive (needs twice that free)"},
     {"baseline-seconds", OPT_DOUBLE, F(baseline_seconds), 0.5, 3600, "3", NULL, NULL, 0, NULL,
      "baseline: seconds of each fio job (sequential 1 MiB, random 4 KiB reads)"},
+    /* Paced agents (issue 38; common/pacing.h). */
+    {"arrival", OPT_CHOICE, F(arrival), 0, 0, "closed", "closed|poisson|fixed", NULL, 0, NULL,
+     "when each worker sends: back to back (closed), or at the instants of a seeded Poisson "
+     "process or evenly spaced at --agent-rate, whether or not the last call returned"},
+    {"agent-rate", OPT_DOUBLE, F(agent_rate), 0.001, 1e6, NULL, NULL, NULL, 0, NULL,
+     "with --arrival: operations per second per worker"},
+    {"agent-concurrency", OPT_UINT, F(agent_concurrency), 1, 1024, "16", NULL, NULL, 0, NULL,
+     "with --arrival: operations one worker may have in flight (threads of its own)"},
+    {"think-time", OPT_CUSTOM, 0, 0, 0, 0, NULL, NULL, NULL, 0, parse_think,
+     "closed loop with a seeded pause after each completion: fixed:S, exp:MEAN or uniform:A-B "
+     "(seconds)"},
     {"bmc", OPT_CUSTOM, 0, 0, 0, 0, NULL, NULL, NULL, 0, parse_bmc,
      "platform power from a BMC: ipmi://HOST[:PORT] (DCMI over RMCP+) or https://HOST[:PORT] "
      "(Redfish; a path names the chassis)"},
@@ -295,6 +313,10 @@ const struct opt_row config_rows[] = {
      0, NULL, "IPMI: the session's privilege (DCMI asks user; some BMCs want more for it)"},
     {"bmc-interval", OPT_DOUBLE, F(power.bmc_interval), 0.05, 3600, "1", NULL, NULL, 0, NULL,
      "seconds between two readings of a BMC (read on a thread of its own)"},
+    /* The SLO the result is judged against (result/slo.h checks it). */
+    {"slo", OPT_STR, F(slo), 0, 0, "default", NULL, NULL, 0, NULL,
+     "latency bounds the result is judged against, e.g. 's3.p99<=250ms,db.p99<=50ms'; 'default' is "
+     "s3.p99<=250ms,db.p99<=50ms,search.p99<=3s (README, \"Service level\")"},
 };
 const size_t config_nrows = sizeof config_rows / sizeof config_rows[0];
 

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "options.h"
+#include "pacing.h"
 
 #define AOPS_MAX_SWEEP 16
 #define CONFIG_MAX_WL 16 /* workloads in the registry, test ones included */
@@ -122,10 +123,20 @@ struct config {
     uint64_t baseline_size;   /* bytes of the scratch file per drive */
     double baseline_seconds;  /* per fio job */
 
+    /* Paced agents (issue 38, common/pacing.h): closed loop by default. */
+    enum arrival arrival;       /* --arrival closed|poisson|fixed */
+    double agent_rate;          /* --agent-rate: operations per second per worker */
+    unsigned agent_concurrency; /* --agent-concurrency: in-flight operations per worker */
+    struct think_time think;    /* --think-time: a closed loop's pause after each completion */
+
     /* The command line as parsed (argv[argv_first..argc) are the options):
      * the docker runtime hands it to each worker container. */
     int argc, argv_first;
     char **argv;
+
+    /* --slo: the latency bounds the result is judged against (result/slo.h
+     * parses them; "default" for its default set). */
+    char slo[1024];
 
     void *wl_opts[CONFIG_MAX_WL]; /* each workload's settings, by registry index */
 };

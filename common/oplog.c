@@ -115,10 +115,14 @@ int oplog_read_fd(int fd, const char *path, struct oplog_header *h, struct oplog
                  OPLOG_MAGIC);
         return -1;
     }
-    if (h->version != OPLOG_VERSION || h->header_size != OPLOG_HEADER_SIZE ||
-        h->record_size != sizeof(struct oplog_rec) || h->nwl > OPLOG_MAX_WL) {
-        snprintf(err, errlen, "%s: log format %u with %u-byte records, this harness reads %d", path,
-                 h->version, h->record_size, OPLOG_VERSION);
+    /* The record size a version has is fixed: a header pairing another with
+     * it is refused, never read with a stride of its own. */
+    size_t rsize = h->version == 1 ? OPLOG_V1_RECORD_SIZE : sizeof(struct oplog_rec);
+    if ((h->version != OPLOG_VERSION && h->version != 1) || h->header_size != OPLOG_HEADER_SIZE ||
+        h->record_size != rsize || h->nwl > OPLOG_MAX_WL) {
+        snprintf(err, errlen,
+                 "%s: log format %u with %u-byte records, this harness reads 1 (32) and %d (%zu)",
+                 path, h->version, h->record_size, OPLOG_VERSION, sizeof(struct oplog_rec));
         return -1;
     }
     h->run_id[sizeof h->run_id - 1] = 0;
@@ -131,8 +135,8 @@ int oplog_read_fd(int fd, const char *path, struct oplog_header *h, struct oplog
      * anything: a header claiming 2^59+1 records would wrap records*32 to a size that
      * matches a short file. */
     uint64_t body = (uint64_t)st.st_size - OPLOG_HEADER_SIZE; /* checked above: >= 512 */
-    uint64_t have = body / sizeof(struct oplog_rec);
-    if (h->records != have || body % sizeof(struct oplog_rec) != 0) {
+    uint64_t have = body / rsize;
+    if (h->records != have || body % rsize != 0) {
         snprintf(err, errlen,
                  "%s is truncated or padded: its header says %llu records, the file holds %llu "
                  "(%lld bytes)",
@@ -140,13 +144,26 @@ int oplog_read_fd(int fd, const char *path, struct oplog_header *h, struct oplog
                  (long long)st.st_size);
         return -1;
     }
-    *recs = malloc(h->records ? (size_t)body : 1);
+    /* have <= body / 32, so have x 40 cannot wrap. */
+    *recs = malloc(h->records ? (size_t)have * sizeof(struct oplog_rec) : 1);
     if (!*recs || (h->records && read_all(fd, *recs, (size_t)body) != 0)) {
         snprintf(err, errlen, "%s: cannot read its %llu records", path,
                  (unsigned long long)h->records);
         free(*recs);
         *recs = NULL;
         return -1;
+    }
+    if (h->version == 1) {
+        /* Spread the 32-byte records out in place, last first (each moves
+         * up, never over one not yet moved), each due at its start. */
+        unsigned char *b = (unsigned char *)*recs;
+        for (uint64_t i = have; i-- > 0;) {
+            struct oplog_rec r;
+            memcpy(&r, b + i * OPLOG_V1_RECORD_SIZE, OPLOG_V1_RECORD_SIZE);
+            r.sched_ns = r.start_ns;
+            memcpy(b + i * sizeof r, &r, sizeof r);
+        }
+        h->record_size = sizeof(struct oplog_rec);
     }
     return 0;
 }

@@ -1,14 +1,16 @@
 /* oplog.h -- the per-operation log a run writes beside result.json
  * (RUN_DIR/ops.log), from which `harness check` recomputes the headline.
  *
- * A 512-byte header, then one 32-byte record per operation that ran (an
+ * A 512-byte header, then one 40-byte record per operation that ran (an
  * error included), container by container, each container's in the order
- * it ran them. Little-endian, fixed layout: 256 containers x 1,340
- * operations are 11 MB. The workers write their records into their own
- * preallocated shared slot (an array store each, no syscall, no
- * allocation); the coordinator writes the file once after the run. The
- * header names the run (run_id, also in result.json), so a log from
- * another run is told apart, and holds the record count, so a truncated
+ * of its schedule. Little-endian, fixed layout: 256 containers x 1,340
+ * operations are 14 MB. Version 2 added each operation's scheduled instant
+ * (paced runs, common/pacing.h); a version 1 log (32-byte records without
+ * it) is still read, its scheduled instant taken to be the start, which is
+ * what it was in the closed loop every version 1 run made. The workers write their records into
+ * their own preallocated shared slot (an array store each, no syscall, no allocation); the
+ * coordinator writes the file once after the run. The header names the run (run_id, also in
+ * result.json), so a log from another run is told apart, and holds the record count, so a truncated
  * log is too. Only the format lives here; what is computed from it is the
  * checker's (check/). */
 #ifndef AOPS_OPLOG_H
@@ -18,7 +20,8 @@
 #include <stdint.h>
 
 #define OPLOG_MAGIC "AOPSLOG1"
-#define OPLOG_VERSION 1
+#define OPLOG_VERSION 2
+#define OPLOG_V1_RECORD_SIZE 32
 #define OPLOG_HEADER_SIZE 512
 #define OPLOG_MAX_WL 8
 #define OPLOG_NO_CLASS 0x7f
@@ -32,8 +35,12 @@ struct oplog_rec {
     uint16_t op;              /* the operation's index in its workload's cycle */
     uint8_t workload;         /* index into the header's names */
     uint8_t flags;            /* class (low 7 bits, OPLOG_NO_CLASS for none) | OPLOG_ERROR */
+    /* When it was due: the paced instant (--arrival), the end of the think
+     * time before it (--think-time), else its start (a closed loop). The
+     * response time is end_ns - sched_ns, the service time end - start. */
+    int64_t sched_ns;
 };
-_Static_assert(sizeof(struct oplog_rec) == 32, "a log record is 32 bytes");
+_Static_assert(sizeof(struct oplog_rec) == 40, "a log record is 40 bytes");
 
 struct oplog_header {
     char magic[8]; /* OPLOG_MAGIC, not NUL-terminated */
@@ -67,7 +74,8 @@ int oplog_append(struct oplog_writer *w, const struct oplog_rec *recs, size_t n)
 int oplog_close(struct oplog_writer *w, char *err, size_t errlen);
 
 /* Read a whole log: *recs malloc'd. 0, or -1 with err naming what is wrong
- * in one line (missing, not a log, another version, truncated). */
+ * in one line (missing, not a log, another version, truncated). A version
+ * 1 log's records come back with sched_ns = start_ns. */
 int oplog_read(const char *path, struct oplog_header *h, struct oplog_rec **recs, char *err,
                size_t errlen);
 

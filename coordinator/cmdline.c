@@ -24,7 +24,8 @@ void options_usage(FILE *f) {
         "       harness verify RUN_DIR --key PUB.pem  check a signed result is unchanged\n"
         "       harness rerun RUN_DIR [options]       the job a result records, again\n"
         "       harness baseline [--baseline-size 512M] [--baseline-seconds 3]\n"
-        "       harness plan --containers N --placement P [--sysroot DIR] [--json]\n",
+        "       harness plan --containers N --placement P [--sysroot DIR] [--json]\n"
+        "       harness capacity [--slo SPEC] [--containers LO..HI] [run options]\n",
         schemes);
     for (int i = 0; workload_table[i]; i++)
         for (const struct wl_command *c = workload_table[i]->commands; c && c->name; c++)
@@ -156,6 +157,10 @@ int options_load(struct config *cfg, int argc, char **argv, int first, char *err
     /* --bmc with a password in it, or credentials over http://: refused
      * here, before the command line is recorded anywhere. */
     if (power_bmc_check(&cfg->power, err, errlen) != 0)
+        return -1;
+    /* Paced agents (issue 38): the options hang together. */
+    if (pacing_check(cfg->arrival, cfg->agent_rate, &cfg->think, cfg->stall_timeout,
+                     cfg->phase_barrier, err, errlen) != 0)
         return -1;
     make_prepare_hint(cfg, sets, n, argc, argv, first);
     return workloads_select(cfg, err, errlen);

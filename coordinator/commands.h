@@ -4,9 +4,10 @@
  * prepare, plan, rerun) and its command line; it drives the layers below
  * it: result/ (slots -> result.json, histograms, the repeats' statistics,
  * the summary on stdout), placement/, runtime/ and metrics/. fleet/ (the
- * merge of several hosts' results) sits above it and declares its command
- * here too. None of them uses report/: what only a renderer can write (CSV)
- * reaches the run as a result_exports hook. The command table (cmd/main.c)
+ * merge of several hosts' results, and capacity's search over several
+ * runs) sits above it and declares its commands here too. None of them
+ * uses report/: what only a renderer can write (CSV) reaches the run as a
+ * result_exports hook. The command table (cmd/main.c)
  * dispatches to these; the report layer brings its own (report/report.h),
  * and a workload its own in its descriptor (workload.h). */
 #ifndef AOPS_COMMANDS_H
@@ -29,6 +30,8 @@ int merge_main(int argc, char **argv);   /* merge_cmd.c: ./harness merge */
 /* rerun.c: ./harness rerun RUN_DIR -- the job a result records, again. */
 int rerun_main(int argc, char **argv, const struct result_exports *ex);
 int plan_main(int argc, char **argv); /* plan.c: ./harness plan (the placement, nothing run) */
+/* fleet/capacity.c: ./harness capacity -- the most agents whose runs meet the SLO. */
+int capacity_main(int argc, char **argv, const struct result_exports *ex);
 /* worker_cmd.c: ./harness worker RUN_DIR ID N [options], the docker
  * runtime's worker inside its container (not for people). */
 int worker_container_main(int argc, char **argv);

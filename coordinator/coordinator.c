@@ -42,6 +42,7 @@
 #include "../result/results.h"
 #include "../result/run.h"
 #include "../result/runlog.h"
+#include "../result/slo.h"
 #include "../result/summary.h"
 #include "../result/throughput.h"
 #include "../runtime/phasebar.h"
@@ -995,6 +996,11 @@ static int run_repeated(struct config *cfg, int64_t t_start, json_t **repeats,
 static int run_cmd(struct config *cfg, int64_t t_start, const struct result_exports *ex) {
     char err[1024];
     struct run_layout lay;
+    struct slo slo; /* checked here, judged in the result */
+    if (slo_from_config(cfg, &slo, err, sizeof err) != 0) {
+        fprintf(stderr, "harness: --slo: %s\n", err);
+        return EXIT_USAGE;
+    }
     if (shard_check(cfg, err, sizeof err) != 0 ||
         attrib_check_overrides(cfg, err, sizeof err) != 0 ||
         policy_check(cfg, err, sizeof err) != 0 || placement_run_check(cfg, err, sizeof err) != 0 ||

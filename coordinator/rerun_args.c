@@ -64,6 +64,7 @@ static const struct rerun_opt table[] = {
     {"repeat", JOB, 0, NULL},
     {"warmup-cycles", JOB, 0, NULL},
     {"max-cv", JOB, 0, NULL},
+    {"slo", JOB, 0, NULL}, /* the bounds the job is judged by: the same verdict again */
     {"server-cpus", DROP, 0, PIN},
     {"server-pid", DROP, 0, PIN},
     {"server-cgroup", DROP, 0, HOSTPATH},

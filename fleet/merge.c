@@ -16,6 +16,7 @@
 #include "../result/histjson.h"
 #include "../result/result.h"
 #include "../result/results.h"
+#include "../result/slo.h"
 #include "../result/windows.h"
 #include "../workloads/workload.h"
 #include "fleet.h"
@@ -584,6 +585,30 @@ static void merge_provenance(struct shard_in *u, size_t nu, json_t *res) {
     result_put(res, RK_VERIFICATION, v, NULL);
 }
 
+/* The fleet's SLO verdict, from the merged histograms: against the spec
+ * the first shard that has one was judged by (the default when none has:
+ * a build from before SLOs), parsed again (it came from a file). */
+static json_t *merge_slo(struct shard_in *u, size_t nu, const json_t *res, json_t *warnings) {
+    const char *spec = NULL, *source = NULL;
+    size_t first = 0;
+    for (size_t i = 0; i < nu; i++) {
+        const char *s = jstr(u[i].r, "slo.spec");
+        if (s && !spec)
+            spec = s, source = jstr(u[i].r, "slo.source"), first = i;
+        else if (s && strcmp(s, spec))
+            add(warnings,
+                "shard %u was judged against the SLO '%.200s', shard %u against "
+                "'%.200s': the fleet is judged against the first",
+                u[i].index, s, u[first].index, spec);
+    }
+    struct slo slo;
+    char err[512];
+    if (slo_parse(spec, &slo, err, sizeof err) != 0 || slo_check_names(&slo, err, sizeof err) != 0)
+        return slo_unjudged(spec, err);
+    slo.is_default |= source && !strcmp(source, "default");
+    return slo_verdict(&slo, res);
+}
+
 json_t *merge_results(json_t *const *in, const char *const *names, size_t n) {
     json_t *reasons = json_array(), *warnings = json_array();
     struct shard_in *u = calloc(n ? n : 1, sizeof *u);
@@ -705,6 +730,7 @@ json_t *merge_results(json_t *const *in, const char *const *names, size_t n) {
                         json_pack("{s:s, s:i, s:i}", "unit", "ns", "sub_bits", HIST_SUB_BITS,
                                   "buckets", HIST_BUCKETS));
     result_put(res, RK_HISTOGRAMS, hists, NULL);
+    result_put(res, RK_SLO, merge_slo(u, nu, res, warnings), NULL);
     result_put(res, RK_OPS_PER_SECOND, merge_rate(u, nu, warnings), "no shard was released");
     json_t *inputs = json_array();
     for (size_t i = 0; i < n; i++)

@@ -23,6 +23,7 @@
 #include "compare_figs.h"
 #include "report.h"
 #include "report_attrib.h"
+#include "report_capacity.h"
 #include "report_html.h"
 #include "report_pctl.h"
 #include "report_sut.h"
@@ -35,6 +36,7 @@ struct run {
     const char *dir;
     json_t *r;
     double price; /* per month, NAN when not given */
+    json_t *cap;  /* a capacity directory's capacity object (r its agents at SLO's run), or NULL */
 };
 
 struct metric {
@@ -363,6 +365,24 @@ static void spread_note(const struct run *runs, int n, char *out, size_t len) {
                  "(harness --repeat 3 measures it)");
 }
 
+/* Capacity directories (harness capacity): agents and AOPS at SLO beside
+ * AOPS, each run's figures being those of its agents at SLO's point. */
+static int any_capacity(const struct run *runs, int n) {
+    for (int i = 0; i < n; i++)
+        if (runs[i].cap)
+            return 1;
+    return 0;
+}
+
+static const char *spec_of(const json_t *cap) {
+    return !cap ? "a run" : jstr(cap, "slo.spec") ? jstr(cap, "slo.spec") : "?";
+}
+
+static void capacity_values(const struct run *runs, int n, const char *key, double *v) {
+    for (int i = 0; i < n; i++)
+        v[i] = runs[i].cap ? jnum(runs[i].cap, key) : NAN;
+}
+
 static void print_text(const struct run *runs, int n, int priced, const json_t *notes) {
     for (int i = 0; i < n; i++)
         printf("%s  %s  (%s, profile %s, %g containers, %s, %s)\n", runs[i].label, runs[i].dir,
@@ -382,6 +402,12 @@ static void print_text(const struct run *runs, int n, int priced, const json_t *
         for (int i = 0; i < n; i++)
             v[i] = jnum(runs[i].r, HEAD[m].path);
         text_row_tagged(n, HEAD[m].name, v, HEAD[m].dec, runs, HEAD[m].path);
+    }
+    if (any_capacity(runs, n)) {
+        capacity_values(runs, n, "agents_at_slo", v);
+        text_row(n, "agents at SLO", v, 0);
+        capacity_values(runs, n, "aops_at_slo", v);
+        text_row(n, "AOPS at SLO", v, 2);
     }
     if (any_repeats(runs, n)) { /* each side's spread, no ratio: it is not a figure to rank */
         printf("%-26s", "AOPS min-max of the runs");
@@ -449,6 +475,10 @@ static void print_text(const struct run *runs, int n, int priced, const json_t *
             printf(" (within noise: the runs' AOPS ranges overlap, A %s, %s %s)", a, runs[i].label,
                    b);
         }
+        double ag = ratio(runs[i].cap ? jnum(runs[i].cap, "agents_at_slo") : NAN,
+                          runs[0].cap ? jnum(runs[0].cap, "agents_at_slo") : NAN);
+        if (isfinite(ag))
+            printf(", agents at SLO %.2f×", ag);
         printf(
             ", per-core %.2f×%s",
             ratio(jnum(runs[i].r, "totals.aops_per_core"), jnum(runs[0].r, "totals.aops_per_core")),
@@ -624,6 +654,12 @@ static int write_html(const char *path, const struct run *runs, int n, int price
             v[j] = jnum(runs[j].r, HEAD[m].path);
         html_row_tagged(&b, n, HEAD[m].name, HEAD[m].path, v, HEAD[m].dec, runs, head_notes);
     }
+    if (any_capacity(runs, n)) {
+        capacity_values(runs, n, "agents_at_slo", v);
+        html_row(&b, n, "agents at SLO", "agents_at_slo", v, 0);
+        capacity_values(runs, n, "aops_at_slo", v);
+        html_row(&b, n, "AOPS at SLO", "aops_at_slo", v, 2);
+    }
     html_spread_rows(&b, runs, n);
     if (priced) {
         for (int j = 0; j < n; j++)
@@ -782,7 +818,7 @@ int compare_main(int argc, char **argv) {
         return 2;
     }
     for (int i = 0; i < n; i++)
-        if (!(runs[i].r = load_run(runs[i].dir, err, sizeof err))) {
+        if (!(runs[i].r = capacity_or_run(runs[i].dir, &runs[i].cap, err, sizeof err))) {
             fprintf(stderr, "harness compare: %s\n", err);
             rc = 2;
             goto out;
@@ -798,6 +834,13 @@ int compare_main(int argc, char **argv) {
 
     json_t *reasons = json_array(), *notes = json_array();
     incomparable(runs, n, reasons);
+    for (int i = 1; i < n; i++) /* agents at SLO compare only under one SLO */
+        if ((runs[i].cap || runs[0].cap) &&
+            (!runs[i].cap || !runs[0].cap ||
+             !json_equal(jget(runs[i].cap, "slo.spec"), jget(runs[0].cap, "slo.spec"))))
+            json_array_append_new(
+                reasons, json_sprintf("%s and A were not searched against the same SLO (%s, %s)",
+                                      runs[i].label, spec_of(runs[i].cap), spec_of(runs[0].cap)));
     if (json_array_size(reasons) && !force) {
         fprintf(stderr,
                 "harness compare: refusing to compare: %s (use --force to compare anyway)\n",
@@ -823,6 +866,6 @@ int compare_main(int argc, char **argv) {
     json_decref(notes);
 out:
     for (int i = 0; i < n; i++)
-        json_decref(runs[i].r);
+        json_decref(runs[i].r), json_decref(runs[i].cap);
     return rc;
 }

@@ -24,6 +24,7 @@
 #include "merge_table.h"
 #include "report.h"
 #include "report_attrib.h"
+#include "report_capacity.h"
 #include "report_html.h"
 #include "report_kv.h"
 #include "report_pctl.h"
@@ -968,7 +969,23 @@ int report_main(int argc, char **argv) {
     snprintf(sweep_path, sizeof sweep_path, "%s/sweep.json", dir);
     struct sbuf b = {0};
     int rc = 0;
-    if (access(sweep_path, F_OK) == 0) {
+    char cap_path[4300];
+    snprintf(cap_path, sizeof cap_path, "%s/capacity.json", dir);
+    struct stat cst; /* harness capacity: the curve (report_capacity.c) */
+    if (lstat(cap_path, &cst) == 0) {
+        json_t *cap = capacity_load(cap_path, err, sizeof err);
+        if (!cap) {
+            fprintf(stderr, "harness report: %s\n", err);
+            return 2;
+        }
+        char title[300];
+        snprintf(title, sizeof title, "aops-harness capacity %s", name);
+        page_begin(&b, title);
+        if (render_capacity(&b, cap, name, err, sizeof err))
+            fprintf(stderr, "harness report: %s\n", err), rc = 1;
+        page_end(&b);
+        json_decref(cap);
+    } else if (access(sweep_path, F_OK) == 0) {
         json_error_t je;
         json_t *sweep = json_load_file(sweep_path, 0, &je);
         if (!sweep) {

@@ -63,6 +63,8 @@ json_t *results_hists_json(const struct run_layout *lay, const struct hist *hist
         const struct workload *wl = lay->wl[w];
         json_t *o = json_object();
         json_object_set_new(o, "latency_ms", hist_to_json(&hists[lay_hist_lat(lay, w)]));
+        if (lay->paced) /* the service time beside the response time (issue 38) */
+            json_object_set_new(o, "service_ms", hist_to_json(&hists[lay_hist_svc(lay, w)]));
         for (unsigned h = 0; h < wl->nhists; h++)
             json_object_set_new(o, wl->hists[h].key,
                                 hist_to_json(&hists[lay_hist_extra(lay, w, h)]));

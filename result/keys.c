@@ -13,7 +13,7 @@
 #define OBJ_OR_NULL (RT_OBJECT | RT_NULL)
 #define WHY (RT_STRING | RT_NULL)
 #define NOT_MERGED(what)                                                                           \
-    "not merged: each host has its own " what ", in its shard's result "                          \
+    "not merged: each host has its own " what ", in its shard's result "                           \
     "(shards/shard-N.result.json)"
 
 #define RUN "results.c:results_build"
@@ -75,6 +75,7 @@ const struct result_key result_keys[RK_COUNT] = {
                        0, NULL},
     [RK_STRAGGLERS_REASON] = {"stragglers_reason", RUN, MERGE, NULL, RK_EVERY, WHY, RK_COUNT, 0,
                               NULL},
+    [RK_SLO] = {"slo", RUN, MERGE, NULL, RK_LATER, RT_OBJECT, RK_COUNT, 0, NULL},
     [RK_PROVENANCE] = {"provenance", COORD, "merge.c:merge_provenance", NULL, RK_EVERY, OBJ_OR_NULL,
                        RK_NOT_RECORDED, 0, NULL},
     [RK_OPS_PER_SECOND] = {"ops_per_second", COORD, MERGE, NULL, RK_EVERY, OBJ_OR_NULL,
@@ -107,6 +108,7 @@ const struct result_key result_keys[RK_COUNT] = {
                     RK_COUNT, 0, NULL},
     [RK_SHARDS] = {"shards", NULL, MERGE, NULL, RK_MERGED, RT_ARRAY, RK_COUNT, 0, NULL},
     [RK_MERGE] = {"merge", NULL, MERGE, NULL, RK_MERGED, RT_OBJECT, RK_COUNT, 0, NULL},
+    [RK_PACER] = {"pacer", RUN, NULL, NULL, RK_PACED, RT_OBJECT, RK_COUNT, 0, NULL},
     [RK_NOT_RECORDED] = {"not_recorded", "upgrade.c:result_upgrade", "upgrade.c:result_upgrade",
                          "upgrade.c:result_upgrade", RK_UPGRADED, RT_OBJECT, RK_COUNT, 0, NULL},
 };
@@ -152,7 +154,8 @@ size_t result_keys_check(const json_t *res, char lines[][256], size_t max) {
     unsigned kind = (json_object_get(res, "shards") ? RK_MERGED : 0) |
                     (json_object_get(res, "repeats") ? RK_REPEAT : 0) |
                     (json_object_get(res, "shard") ? RK_SHARD : 0) |
-                    (json_object_get(res, "not_recorded") ? RK_UPGRADED : 0);
+                    (json_object_get(res, "not_recorded") ? RK_UPGRADED : 0) |
+                    (json_object_get(res, "pacer") ? RK_PACED : 0);
     for (size_t i = 0; i < RK_COUNT; i++) {
         const struct result_key *k = &result_keys[i];
         const json_t *v = json_object_get(res, k->name);

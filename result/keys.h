@@ -24,6 +24,11 @@
 #define RK_REPEAT 2u   /* a --repeat K combined result */
 #define RK_MERGED 4u   /* harness merge */
 #define RK_UPGRADED 8u /* an older result read through result_upgrade() */
+#define RK_PACED 16u   /* a paced run: --arrival or --think-time */
+/* Added during the current schema version: every result of a build that
+ * writes it has it; one of an earlier build of the same version may not
+ * (a reader takes its absence for "not judged"). */
+#define RK_LATER 32u
 
 /* The JSON types a key may hold, as a mask of 1 << json_type. */
 #define RT(t) (1u << (t))
@@ -68,6 +73,7 @@ enum rkey {
     RK_STORAGE_REASON,
     RK_STRAGGLERS,
     RK_STRAGGLERS_REASON,
+    RK_SLO, /* the SLO verdict (result/slo.h) */
     RK_PROVENANCE,
     RK_OPS_PER_SECOND,
     RK_OPS_PER_SECOND_REASON,
@@ -83,6 +89,7 @@ enum rkey {
     RK_REPEATS,
     RK_SHARDS,
     RK_MERGE,
+    RK_PACER,        /* paced agents (issue 38) */
     RK_NOT_RECORDED, /* only in an older result read through result_upgrade() */
     RK_COUNT
 };

@@ -21,7 +21,9 @@
 #include "../result/result.h"
 #include "figures.h"
 #include "histjson.h"
+#include "pacer.h"
 #include "results.h"
+#include "slo.h"
 #include "throughput.h"
 #include "windows.h"
 
@@ -65,6 +67,7 @@ static json_t *config_json(const struct config *cfg, const struct run_layout *la
                             json_pack("{s:s, s:s, s:i}", "image", cfg->image, "network",
                                       cfg->container_network, "engine_connections",
                                       (int)cfg->engine_connections));
+    pacer_config(cfg, c); /* paced agents (issue 38) */
     for (int i = 0; workload_table[i]; i++) {
         if (!workload_table[i]->describe)
             continue;
@@ -149,6 +152,11 @@ void results_judge(const struct verdict_in *v, json_t *reasons) {
                                   v->ops_per_cycle, v->full_cycle, v->workloads));
 }
 
+int results_reason_of_config(const char *reason) {
+    return reason && (!strncmp(reason, "a test-only workload ran", 24) ||
+                      !strncmp(reason, "partial cycle (", 15));
+}
+
 /* A workload's declared counters of one stats block into o. */
 static void counters_json(json_t *o, const struct workload *wl, const uint64_t *count) {
     for (unsigned c = 0; c < wl->ncounters; c++)
@@ -162,6 +170,9 @@ static json_t *workload_json(const struct run_layout *lay, unsigned w, const str
     json_t *o =
         json_pack("{s:I, s:I, s:o}", "ops", (json_int_t)t->ops, "errors", (json_int_t)t->errors,
                   "latency_ms", results_latency_json(&hists[lay_hist_lat(lay, w)]));
+    /* Paced: latency_ms is the response time, service_ms from the send. */
+    if (lay->paced)
+        json_object_set_new(o, "service_ms", results_latency_json(&hists[lay_hist_svc(lay, w)]));
     counters_json(o, wl, t->count);
     for (unsigned h = 0; h < wl->nhists; h++)
         json_object_set_new(o, wl->hists[h].key,
@@ -174,6 +185,9 @@ static json_t *workload_json(const struct run_layout *lay, unsigned w, const str
             counters_json(x, wl, t->class_count[k]);
             json_object_set_new(x, "latency_ms",
                                 results_latency_json(&hists[lay_hist_class(lay, w, k)]));
+            if (lay->paced)
+                json_object_set_new(x, "service_ms",
+                                    results_latency_json(&hists[lay_hist_svc_class(lay, w, k)]));
             json_object_set_new(cl, wl->class_names[k], x);
         }
         json_object_set_new(o, wl->classes_key ? wl->classes_key : "classes", cl);
@@ -256,6 +270,9 @@ json_t *results_build(const struct run_report *rep) {
                            workloads_full_cycle(),
                            cfg->workloads[0] ? cfg->workloads : "all"};
     results_judge(&v, reasons);
+    /* Paced agents (issue 38): how late the sender was, judged by its bounds. */
+    json_t *pacer =
+        lay->paced ? pacer_json(r, &tot.hists[lay->hist_late], warnings, reasons) : NULL;
     if (cfg->no_cgroups)
         json_array_append_new(warnings,
                               json_string("--no-cgroups: workers ran without memory limits"));
@@ -294,6 +311,7 @@ json_t *results_build(const struct run_report *rep) {
 
     json_t *res = result_begin(reasons, warnings);
     if (!res) {
+        json_decref(pacer);
         results_totals_free(&tot);
         return NULL;
     }
@@ -302,6 +320,8 @@ json_t *results_build(const struct run_report *rep) {
     result_put(res, RK_SYSTEM, system, NULL);
     result_put(res, RK_TOTALS, totals, NULL);
     result_put(res, RK_WORKLOADS, workloads, NULL);
+    if (pacer)
+        result_put(res, RK_PACER, pacer, NULL);
     result_put(res, RK_CONTAINERS, containers_json(rep), NULL);
     result_put(res, RK_WINDOWS, windows, NULL);
     result_put(res, RK_TELEMETRY, rep->tel ? telemetry_json(rep->tel) : NULL,
@@ -309,6 +329,7 @@ json_t *results_build(const struct run_report *rep) {
     result_put(res, RK_STORAGE_BASELINE, telemetry_baseline_json(rep->tel),
                telemetry_baseline_why(rep->tel));
     result_put(res, RK_HISTOGRAMS, results_hists_json(lay, tot.hists), NULL);
+    result_put(res, RK_SLO, slo_judge_run(cfg, res), NULL); /* from the histograms just put */
     json_t *placement = rep->placement ? json_incref(rep->placement) : NULL; /* as made here */
     if (placement && rep->servers_pinned)
         json_object_set(placement, "servers_pinned", rep->servers_pinned);

@@ -72,6 +72,11 @@ struct verdict_in {
     const char *workloads;  /* the selection, for the message */
 };
 void results_judge(const struct verdict_in *v, json_t *reasons);
+/* Whether an invalid reason is one results_judge gives the configuration
+ * itself (a test-only workload, a partial cycle), the same for every run of
+ * it, rather than one this run earned (`harness capacity` goes on past
+ * the first kind, never the second). */
+int results_reason_of_config(const char *reason);
 
 /* Step 3: build the whole result (runs steps 1 and 2). */
 json_t *results_build(const struct run_report *rep);

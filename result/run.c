@@ -21,6 +21,14 @@ int layout_build(const struct config *cfg, struct run_layout *lay, char *err, si
         lay->ops_per_cycle += workload_table[i]->ops_per_cycle;
         lay->wl[lay->nwl++] = workload_table[i];
     }
+    lay->paced = cfg->arrival != ARRIVAL_CLOSED || cfg->think.kind != THINK_NONE;
+    if (lay->paced) {
+        for (unsigned w = 0; w < lay->nwl; w++) {
+            lay->svc_base[w] = lay->nhist;
+            lay->nhist += 1 + lay->wl[w]->nclasses;
+        }
+        lay->hist_late = lay->nhist++;
+    }
     size_t sz = sizeof(struct worker_slot) + lay->nhist * sizeof(struct hist);
     lay->phase_off = (sz + 15) & ~(size_t)15;
     lay->phase_cycles = cfg->cycles < RUN_MAX_PHASE_CYCLES ? cfg->cycles : RUN_MAX_PHASE_CYCLES;

@@ -60,6 +60,10 @@ struct worker_slot {
     /* --phase-barrier (phasebar.h): barriers this worker reached, and the
      * coordinator's release of them (a futex word). */
     _Atomic uint32_t bar_arrived, bar_go;
+    /* Paced runs (--arrival, --think-time): operations sent more than 1 ms
+     * after their scheduled instant, and those whose instant came while all
+     * --agent-concurrency slots were busy (a queue inside the worker). */
+    uint64_t late_1ms, queued;
     /* followed by the worker's histograms, then its phase intervals (see
      * struct run_layout) */
 };
@@ -88,6 +92,14 @@ struct run_layout {
     /* The worker's per-operation log (oplog.h): room for every measured
      * operation, after the histograms. */
     size_t log_off, log_cap;
+    /* Paced runs (--arrival, --think-time; common/pacing.h): latency is the
+     * response time (scheduled instant to completion) and these hold the
+     * service time (send to completion) of workload w at svc_base[w], its
+     * classes' after it; hist_late the pacer's lateness (send - scheduled
+     * instant) over all workloads. paced 0: none of them. */
+    int paced;
+    unsigned svc_base[RUN_MAX_WL];
+    unsigned hist_late;
 };
 
 static inline unsigned lay_hist_lat(const struct run_layout *l, unsigned w) {
@@ -98,6 +110,12 @@ static inline unsigned lay_hist_extra(const struct run_layout *l, unsigned w, un
 }
 static inline unsigned lay_hist_class(const struct run_layout *l, unsigned w, unsigned c) {
     return l->hist_base[w] + 1 + l->wl[w]->nhists + c;
+}
+static inline unsigned lay_hist_svc(const struct run_layout *l, unsigned w) {
+    return l->svc_base[w];
+}
+static inline unsigned lay_hist_svc_class(const struct run_layout *l, unsigned w, unsigned c) {
+    return l->svc_base[w] + 1 + c;
 }
 static inline unsigned lay_nhists_of(const struct workload *wl) {
     return 1 + wl->nhists + wl->nclasses;

@@ -10,6 +10,7 @@
 #include "../telemetry/attrib.h"
 #include "../workloads/workload.h"
 #include "repeat.h"
+#include "slo.h"
 #include "summary.h"
 
 /* "12.345" or "-" for a figure that could not be measured. */
@@ -73,6 +74,30 @@ void results_print_summary(const json_t *res, const char *dir, FILE *f) {
                 fmt(b[2], 32, "%.3f", jnum(w, "latency_ms.p99")),
                 fmt(b[3], 32, "%.3f", jnum(w, "latency_ms.max")));
     }
+    /* A paced run (issue 38): the table above is the response time. */
+    const json_t *pc = json_object_get(res, "pacer");
+    if (json_is_object(pc)) {
+        const char *arr = json_string_value(json_object_get(pc, "arrival"));
+        const char *think = json_string_value(json_object_get(pc, "think_time"));
+        if (think)
+            fprintf(f, "  paced       think time %s after each completion", think);
+        else
+            fprintf(f, "  paced       %s arrivals at %s/s per container, up to %s in flight",
+                    arr ? arr : "?", fmt(b[0], 32, "%g", jnum(pc, "rate_per_s")),
+                    fmt(b[1], 32, "%.0f", jnum(pc, "concurrency")));
+        fprintf(f, ": latency is the response time (from the instant due)\n");
+        json_object_foreach((json_t *)wls, name, w) {
+            fprintf(f, "  %-8s service time ms (from the send): mean %s, p95 %s, p99 %s\n", name,
+                    fmt(b[0], 32, "%.3f", jnum(w, "service_ms.mean")),
+                    fmt(b[1], 32, "%.3f", jnum(w, "service_ms.p95")),
+                    fmt(b[2], 32, "%.3f", jnum(w, "service_ms.p99")));
+        }
+        fprintf(f, "  pacer       sent late: p50 %s ms, p99 %s ms, max %s ms; %s %% over 1 ms\n",
+                fmt(b[0], 32, "%.3f", jnum(pc, "lateness_ms.p50")),
+                fmt(b[1], 32, "%.3f", jnum(pc, "lateness_ms.p99")),
+                fmt(b[2], 32, "%.3f", jnum(pc, "lateness_ms.max")),
+                fmt(b[3], 32, "%.1f", 100 * jnum(pc, "late_over_1ms_share")));
+    }
     /* Each workload's own figures: its counters, then its other histograms. */
     json_object_foreach((json_t *)wls, name, w) {
         const struct workload *wl = workload_find(name);
@@ -86,6 +111,7 @@ void results_print_summary(const json_t *res, const char *dir, FILE *f) {
                     fmt(b[2], 32, "%.3f", jnum(x, "p99")));
         }
     }
+    slo_print(json_object_get(res, "slo"), f);
     const json_t *cpu = json_object_get(json_object_get(res, "telemetry"), "cpu_util");
     if (cpu && json_is_object(cpu))
         fprintf(f, "  CPU util    mean %s %%, peak %s %%\n",

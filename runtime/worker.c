@@ -4,32 +4,30 @@
  * Everything the measured loop needs is prepared before the barrier: the
  * schedule for all cycles, the workloads' connections and buffers. Inside the
  * loop a worker only calls run() and updates counters and histograms in its
- * shared slot, and appends one 32-byte record to its log there (oplog.h):
- * no allocation, no printing, no files. */
+ * shared slot, and appends one record to its log there (oplog.h): no
+ * allocation, no printing, no files. Paced (--arrival) the same loop runs
+ * on --agent-concurrency threads, each with workload states of its own,
+ * every operation at an instant drawn before the barrier (paced.c); with
+ * --think-time the closed loop pauses a seeded time after each completion. */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../common/cpulist.h"
+#include "../common/pacing.h"
 #include "../common/util.h"
 #include "../containers/cgroup.h"
 #include "../containers/cgroup_acct.h"
 #include "../result/run.h"
+#include "oprecord.h"
+#include "paced.h"
 #include "phasebar.h"
 #include "schedule.h"
-
-static void op_reset(struct op_result *res) {
-    memset(res->count, 0, sizeof res->count);
-    for (unsigned h = 0; h < WL_MAX_HISTS; h++)
-        res->hist_ns[h] = -1;
-    res->klass = -1;
-    res->fatal = 0;
-    res->err[0] = 0;
-}
 
 static void fail_ready(const struct run_ctx *r, struct worker_slot *s, int code) {
     atomic_store(&s->phase, PH_FAILED);
@@ -98,6 +96,38 @@ void worker_main(const struct run_ctx *r, unsigned id) {
         }
     }
 
+    /* Paced agents: the instants, and the other threads' workload states
+     * (thread 0 uses st), all before the barrier. */
+    size_t total = (size_t)per_cycle * cfg->cycles;
+    struct rng prng;
+    pacing_seed(&prng, cfg->seed, gid);
+    int64_t *due = NULL;
+    void *(*pst)[RUN_MAX_WL] = NULL;
+    unsigned nthreads = 1;
+    if (cfg->arrival != ARRIVAL_CLOSED) {
+        nthreads = cfg->agent_concurrency < total ? cfg->agent_concurrency : (unsigned)total;
+        if (!nthreads)
+            nthreads = 1;
+        due = malloc(sizeof *due * (total ? total : 1));
+        pst = calloc(nthreads, sizeof *pst);
+        if (!due || !pst) {
+            snprintf(s->error, sizeof s->error, "worker %u: out of memory for its pacer", id);
+            fail_ready(r, s, 3);
+        }
+        arrival_offsets(cfg->arrival, cfg->agent_rate, &prng, due, total);
+        memcpy(pst[0], st, sizeof st);
+        for (unsigned i = 1; i < nthreads; i++)
+            for (unsigned w = 0; w < r->lay.nwl; w++) {
+                char err[WL_ERRLEN] = "";
+                pst[i][w] = r->lay.wl[w]->open(cfg, gid, err, sizeof err);
+                if (!pst[i][w]) {
+                    snprintf(s->error, sizeof s->error, "%s (agent thread %u): %s",
+                             r->lay.wl[w]->name, i, err);
+                    fail_ready(r, s, 3);
+                }
+            }
+    }
+
     /* --warmup-cycles: the same operations as the measured cycles (warm-up
      * cycle w repeats cycle w mod --cycles: the same objects, queries and
      * searches), before the ready byte, so the measured part still starts
@@ -143,78 +173,54 @@ void worker_main(const struct run_ctx *r, unsigned id) {
         _exit(4); /* anything but EOF after the go flag means: abort */
     atomic_store(&s->phase, PH_RUNNING);
 
-    struct op_result res;
-    size_t total = (size_t)per_cycle * cfg->cycles;
-    unsigned prev_w = 0, prev_cycle = 0;
-    uint32_t barrier = 0;
-    struct oplog_rec *log = slot_log(r, s); /* room for `total` (run.c) */
-    for (size_t k = 0; k < total; k++) {
-        unsigned cycle = (unsigned)(k / per_cycle);
-        uint32_t e = order[k];
-        unsigned w = SCHED_WL(e), op = SCHED_OP(e);
-        const struct workload *wl = r->lay.wl[w];
-        struct wl_stats *ws = &s->wl[w];
-        /* --phase-barrier: a new phase starts when every worker ended the last. */
-        if (cfg->phase_barrier && k && (w != prev_w || cycle != prev_cycle) &&
-            phasebar_wait(r, s, ++barrier) != 0)
-            break;
-        prev_w = w, prev_cycle = cycle;
-        struct phase_iv *ph = slot_phase(r, s, cycle, w);
-        op_reset(&res);
-
-        int64_t t1 = now_ns();
-        int rc = wl->run(st[w], cycle, op, &res);
-        int64_t t2 = now_ns();
-
-        if (!ws->first_start)
-            ws->first_start = t1;
-        ws->last_end = t2;
-        if (!ph->start)
-            ph->start = t1;
-        ph->end = t2;
-        s->end_ns = t2;
-        int k_ok = res.klass >= 0 && (unsigned)res.klass < wl->nclasses;
-        if (rc == 0) {
-            ws->ops++;
-            for (unsigned c = 0; c < wl->ncounters; c++)
-                ws->count[c] += res.count[c];
-            uint64_t lat = (uint64_t)(t2 - t1);
-            hist_add(slot_hist(r, s, lay_hist_lat(&r->lay, w)), lat);
-            for (unsigned h = 0; h < wl->nhists; h++)
-                if (res.hist_ns[h] >= 0)
-                    hist_add(slot_hist(r, s, lay_hist_extra(&r->lay, w, h)),
-                             (uint64_t)res.hist_ns[h]);
-            if (k_ok) {
-                ws->class_ops[res.klass]++;
-                for (unsigned c = 0; c < wl->ncounters; c++)
-                    ws->class_count[res.klass][c] += res.count[c];
-                hist_add(slot_hist(r, s, lay_hist_class(&r->lay, w, (unsigned)res.klass)), lat);
-            }
-        } else {
-            ws->errors++;
-            if (k_ok)
-                ws->class_errors[res.klass]++;
-            if (!s->error[0])
-                snprintf(s->error, sizeof s->error, "%s: %s", r->lay.wl[w]->name,
-                         res.err[0] ? res.err : "operation failed");
-        }
-        log[k] = (struct oplog_rec){
-            t1,
-            t2,
-            res.count[0],
-            gid,
-            (uint16_t)op,
-            (uint8_t)w,
-            (uint8_t)((k_ok ? res.klass : OPLOG_NO_CLASS) | (rc ? OPLOG_ERROR : 0))};
-        atomic_fetch_add_explicit(&s->done, 1, memory_order_relaxed);
-        if (rc != 0 && res.fatal) {
+    int64_t t0 = now_ns();
+    if (due) {
+        struct paced_run pr = {r, s, gid, order, due, total, nthreads, pst};
+        if (paced_run(&pr, t0) < 0)
             s->fatal = 1;
-            break;
+    } else {
+        struct op_result res;
+        unsigned prev_w = 0, prev_cycle = 0;
+        uint32_t barrier = 0;
+        /* --think-time: each operation is due when the pause after the last
+         * one ends (the first at the release); a closed loop's, when sent. */
+        int64_t next_due = t0;
+        for (size_t k = 0; k < total; k++) {
+            unsigned cycle = (unsigned)(k / per_cycle);
+            uint32_t e = order[k];
+            unsigned w = SCHED_WL(e), op = SCHED_OP(e);
+            /* --phase-barrier: a new phase starts when every worker ended the last. */
+            if (cfg->phase_barrier && k && (w != prev_w || cycle != prev_cycle) &&
+                phasebar_wait(r, s, ++barrier) != 0)
+                break;
+            prev_w = w, prev_cycle = cycle;
+            op_reset(&res);
+            if (cfg->think.kind != THINK_NONE) {
+                struct timespec ts = {next_due / 1000000000, next_due % 1000000000};
+                while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
+                }
+            }
+            struct op_times tm = {0, now_ns(), 0};
+            int rc = r->lay.wl[w]->run(st[w], cycle, op, &res);
+            tm.done = now_ns();
+            tm.sched = cfg->think.kind != THINK_NONE ? next_due : tm.sent;
+            op_record(r, s, gid, k, cycle, w, op, &tm, rc, &res, 0);
+            if (rc != 0 && res.fatal) {
+                s->fatal = 1;
+                break;
+            }
+            if (cfg->think.kind != THINK_NONE)
+                next_due = tm.done + think_draw(&cfg->think, &prng);
         }
     }
 
     for (unsigned w = 0; w < r->lay.nwl; w++)
         r->lay.wl[w]->close(st[w]);
+    for (unsigned i = 1; pst && i < nthreads; i++)
+        for (unsigned w = 0; w < r->lay.nwl; w++)
+            r->lay.wl[w]->close(pst[i][w]);
+    free(pst);
+    free(due);
     free(order);
     atomic_store(&s->phase, s->fatal ? PH_FAILED : PH_DONE);
     _exit(s->fatal ? 5 : 0);

@@ -13,7 +13,10 @@
  * rise as 1, 2, 3, ...: a trend, as caches warming give (the trend's test).
  * AOPS_SLEEP_PACED=1 sleeps to deadlines one AOPS_SLEEP_US apart instead,
  * so a late wake-up on a loaded machine is made up by the next operation
- * and equal runs stay equal (the stability rule's other test). Both
+ * and equal runs stay equal (the stability rule's other test).
+ * AOPS_SLEEP_PER_AGENT_US=u makes each sleep u us times the run's
+ * containers: a latency that grows with the agents by a law known in
+ * advance, so `harness capacity`'s knee can be worked out by hand. Both
  * are marked test_only: a run that uses them is never a valid benchmark. */
 #include <errno.h>
 #include <signal.h>
@@ -60,6 +63,8 @@ static void *test_open(const struct config *cfg, unsigned worker, char *err, siz
         t->sleep_us *= 3;
     if (cfg->repeat_index && env_long("AOPS_TEST_WARMING", 0))
         t->sleep_us /= cfg->repeat_index;
+    if (env_long("AOPS_SLEEP_PER_AGENT_US", 0) > 0)
+        t->sleep_us = env_long("AOPS_SLEEP_PER_AGENT_US", 0) * (long)cfg->n;
     t->memhog_mb = env_long("AOPS_MEMHOG_MB", 64);
     t->paced = env_long("AOPS_SLEEP_PACED", 0) != 0;
     t->crash = env_long("AOPS_TEST_CRASH_WORKER", -1) == (long)worker;

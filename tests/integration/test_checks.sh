@@ -47,7 +47,7 @@ rc=$?
 check_eq "tiny run exits 0 ($(tail -2 "$TMP/a.log" | tr '\n' ' '))" 0 $rc
 R=$A/result.json
 check "valid, every answer verified" jq -e '.valid and ([.verification[] | .verified] | all) and (.verification | length == 3)' "$R"
-check_eq "ops.log: a 512-byte header and 32 bytes per operation" $((512 + 2 * 1340 * 32)) "$(stat -c %s "$A/ops.log")"
+check_eq "ops.log: a 512-byte header and 40 bytes per operation (format 2)" $((512 + 2 * 1340 * 40)) "$(stat -c %s "$A/ops.log")"
 check_eq "the log's run id is the result's" "$(jq_ .run_id "$R")" "$(dd if="$A/ops.log" bs=1 skip=32 count=32 2>/dev/null)"
 check_eq "provenance: sha256 of the executable" "$(sha256sum "$HARNESS" | cut -d' ' -f1)" "$(jq_ .provenance.build.exe_sha256 "$R")"
 check_eq "provenance: the commit" "$(git rev-parse HEAD)" "$(jq_ .provenance.build.commit "$R")"

@@ -149,9 +149,9 @@ static void oplog(void) {
     snprintf(h.run_id, sizeof h.run_id, "abc123");
     h.nwl = 1;
     snprintf(h.workload[0], sizeof h.workload[0], "s3");
-    struct oplog_rec r[3] = {{1, 2, 1024, 7, 0, 0, 0},
-                             {3, 9, 1024, 7, 1, 0, 1},
-                             {4, 5, 0, 8, 2, 0, OPLOG_NO_CLASS | OPLOG_ERROR}};
+    struct oplog_rec r[3] = {{1, 2, 1024, 7, 0, 0, 0, 1},
+                             {3, 9, 1024, 7, 1, 0, 1, 2},
+                             {4, 5, 0, 8, 2, 0, OPLOG_NO_CLASS | OPLOG_ERROR, 4}};
     struct oplog_writer *w = oplog_create(path, &h, err, sizeof err);
     CHECKF(w != NULL, "%s", err);
     if (!w)
@@ -168,7 +168,30 @@ static void oplog(void) {
     CHECK(truncate(path, OPLOG_HEADER_SIZE + 40) == 0);
     CHECK(oplog_read(path, &g, &back, err, sizeof err) != 0 && strstr(err, "truncated") &&
           strstr(err, "says 3 records"));
+    /* A version 1 log (32-byte records, no scheduled instant), written as
+     * the harness before issue 38 wrote it: read on, each record due at its
+     * start. */
+    struct oplog_header v1 = h;
+    memcpy(v1.magic, OPLOG_MAGIC, 8);
+    v1.version = 1, v1.header_size = OPLOG_HEADER_SIZE, v1.record_size = 32, v1.records = 2;
     FILE *f = fopen(path, "w");
+    fwrite(&v1, sizeof v1, 1, f);
+    for (int i = 0; i < 2; i++)
+        fwrite(&r[i], 32, 1, f); /* the first 32 bytes are version 1's record */
+    fclose(f);
+    CHECKF(oplog_read(path, &g, &back, err, sizeof err) == 0, "%s", err);
+    CHECK(back && g.records == 2 && back[0].start_ns == 1 && back[0].end_ns == 2 &&
+          back[0].sched_ns == 1 && back[1].start_ns == 3 && back[1].end_ns == 9 &&
+          back[1].sched_ns == 3 && back[1].op == 1 && oplog_class(&back[1]) == 1);
+    free(back);
+    v1.record_size = 40; /* version 1 with another stride: refused */
+    f = fopen(path, "w");
+    fwrite(&v1, sizeof v1, 1, f);
+    fwrite(r, 40, 2, f);
+    fclose(f);
+    back = NULL;
+    CHECK(oplog_read(path, &g, &back, err, sizeof err) != 0 && strstr(err, "log format 1"));
+    f = fopen(path, "w");
     fputs("{\"not\": \"a log\"}", f);
     fclose(f);
     CHECK(oplog_read(path, &g, &back, err, sizeof err) != 0 && strstr(err, "not a harness"));
