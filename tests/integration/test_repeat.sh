@@ -85,9 +85,10 @@ col=$(head -1 "$TMP/rep/csv/series.csv" | tr , '\n' | grep -nx s3_ops | cut -d: 
 check_eq "--csv: the median run's series, with an s3_ops column summing to the total" $((1190 * N)) \
     "$(awk -F, -v c="${col:-0}" 'NR > 1 { s += $c } END { print s + 0 }' "$TMP/rep/csv/series.csv")"
 # What MinIO answered: per worker and run, open()'s 1-byte probe, its two GETs of the
-# objects manifest (the header, then its section) and 2 x 1,190 GETs; per run the
-# coordinator's GET of the whole manifest (its digest, for provenance).
-want=$((3 * (N * (1 + 2 + 2 * 1190) + 1)))
+# objects manifest (the header, then its section), the 1-byte probe of the presigned form
+# and 2 x 1,190 GETs; per run the coordinator's GET of the whole manifest (its digest, for
+# provenance).
+want=$((3 * (N * (1 + 2 + 1 + 2 * 1190) + 1)))
 for _ in $(seq 40); do [ $(($(gets) - g0)) -ge $want ] && break; sleep 0.5; done
 check_eq "MinIO answered 2 x 1,190 GETs per worker and run (warm-up + measured) + the probe" $want $(($(gets) - g0))
 "$HARNESS" report "$TMP/rep" >/dev/null 2>&1
