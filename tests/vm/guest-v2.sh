@@ -40,6 +40,9 @@ info() { echo "# $*"; }
 
 # The harness in the background so its pid (the cgroups' name) is known.
 h() {
+    # With the guest's uptime, so a stall (once, in a make test: nothing after "plain run
+    # exits 1" until the 300 s kill) says whether it was inside a run or between checks.
+    info "at $(cut -d' ' -f1 /proc/uptime) s: harness $*"
     "$H" "$@" >/tmp/h.out 2>/tmp/h.err &
     LASTPID=$!
     wait $LASTPID
@@ -158,6 +161,7 @@ check_eq "/proc/self/cgroup holds the v2 line only" "0::/" "$(cat /proc/self/cgr
 h --containers 4 --cycles 2 --workloads sleep --out /tmp/plain --quiet
 R=/tmp/plain/result.json
 check_rc "plain run exits 1 (test-only workloads are never valid)" 1
+info "at $(cut -d' ' -f1 /proc/uptime) s: plain run's checks"
 check_eq "plain run: 4 workers x 2 cycles x 20 ops" 160 "$(jq -r .totals.ops $R)"
 check "plain run: each container ran 40 ops, exit 0, not OOM-killed" \
     jq -e '[.containers[] | select(.ops == 40 and .exit_status == 0 and .oom_killed == false)] | length == 4' $R
