@@ -5,9 +5,11 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 json_t *jget(const json_t *root, const char *path) {
@@ -122,4 +124,46 @@ int json_write_atomic_mode(const char *path, const json_t *j, size_t flags, mode
 
 int json_write_atomic(const char *path, const json_t *j, size_t flags) {
     return json_write_atomic_mode(path, j, flags, 0666);
+}
+
+json_t *json_load_bounded(const char *path, size_t max, size_t flags, char *err, size_t errlen) {
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0) {
+        int e = errno;
+        snprintf(err, errlen, "%s: %s", path,
+                 e == ENOENT  ? "not there"
+                 : e == ELOOP ? "a symbolic link"
+                              : strerror(e));
+        errno = e;
+        return NULL;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > max) {
+        if (max % (1u << 20) == 0)
+            snprintf(err, errlen, "%s: not a regular file of at most %zu MiB", path, max >> 20);
+        else
+            snprintf(err, errlen, "%s: not a regular file of at most %zu bytes", path, max);
+        close(fd);
+        errno = EINVAL;
+        return NULL;
+    }
+    /* Reads block again (O_NONBLOCK was for the open), and go through stdio:
+     * json_loadfd reads one byte per read(2). */
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0)
+        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        close(fd);
+        return NULL;
+    }
+    json_error_t je;
+    json_t *j = json_loadf(f, flags, &je);
+    fclose(f);
+    if (!j) {
+        snprintf(err, errlen, "%s: %s (line %d)", path, je.text, je.line);
+        errno = EBADMSG;
+    }
+    return j;
 }

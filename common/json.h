@@ -28,6 +28,14 @@ json_t *json_num_or_null(double x, int ok);
  * directory is fsync'd so the rename itself lasts. 0, or -1 with errno (the
  * caller says what failed); the temporary file is then gone, and path is as
  * it was unless only the directory's fsync failed. */
+/* The JSON document in the file at path, read only when it is a regular file
+ * (not a symbolic link, a FIFO or a device: a hostile path must not hang the
+ * reader) of at most max bytes. NULL with one line in err, "PATH: why", and
+ * errno ENOENT when the file is not there (callers for which a missing file is
+ * no error stay silent on it), EBADMSG when it is there but not JSON, EINVAL
+ * when it is no regular file or too large. flags as json_loadf's. */
+json_t *json_load_bounded(const char *path, size_t max, size_t flags, char *err, size_t errlen);
+
 int json_write_atomic(const char *path, const json_t *j, size_t flags);
 /* The same with the new file's mode (before the umask): 0600 for a file
  * only its writer should read. */

@@ -30,21 +30,10 @@
 /* result.json, refused with one line unless it is a regular file of
  * sane size (a FIFO or /dev/zero there must not hang the auditor). */
 static json_t *load_result(const char *path) {
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (64 << 20)) {
-        fprintf(stderr, "harness rerun: %s: %s\n", path,
-                fd < 0 ? "cannot open it (missing, or a symbolic link)"
-                       : "not a regular file of at most 64 MiB");
-        if (fd >= 0)
-            close(fd);
-        return NULL;
-    }
-    json_error_t je;
-    json_t *j = json_loadfd(fd, 0, &je);
-    close(fd);
+    char err[4400];
+    json_t *j = json_load_bounded(path, 64u << 20, 0, err, sizeof err);
     if (!j)
-        fprintf(stderr, "harness rerun: %s: %s\n", path, je.text);
+        fprintf(stderr, "harness rerun: %s\n", err);
     return j;
 }
 

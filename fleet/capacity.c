@@ -79,16 +79,9 @@ static int parse_range(const char *v, unsigned *lo, unsigned *hi) {
 
 /* result.json of a point: ours, just written, but read as any file is. */
 static json_t *load_point(const char *dir) {
-    char path[4200];
+    char path[4200], err[4400];
     snprintf(path, sizeof path, "%s/result.json", dir);
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    struct stat st;
-    json_t *j = NULL;
-    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= (256 << 20))
-        j = json_loadfd(fd, 0, NULL);
-    if (fd >= 0)
-        close(fd);
-    return j;
+    return json_load_bounded(path, 256u << 20, 0, err, sizeof err);
 }
 
 static void mkdirs(const char *dir) {

@@ -306,21 +306,13 @@ static int state_recover(const struct config *cfg, int *holder) {
     char sd[4200], path[4300];
     stack_dir(cfg, sd, sizeof sd);
     snprintf(path, sizeof path, "%s/" PINS_FILE, sd);
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0) {
+    char err[4400];
+    json_t *j = json_load_bounded(path, PINS_MAX_BYTES, 0, err, sizeof err);
+    if (!j && errno != EBADMSG) { /* not there, or no plain file: left as it is */
         if (errno != ENOENT)
-            fprintf(stderr, "harness: %s: %s; ignored\n", path, strerror(errno));
+            fprintf(stderr, "harness: %s; ignored\n", err);
         return 0;
     }
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > PINS_MAX_BYTES) {
-        fprintf(stderr, "harness: %s is not a plain file of at most 4 MiB; ignored\n", path);
-        close(fd);
-        return 0;
-    }
-    json_error_t je;
-    json_t *j = json_loadfd(fd, 0, &je);
-    close(fd);
     const json_t *co = json_object_get(j, "coordinator");
     json_int_t cpid = json_integer_value(json_object_get(co, "pid")),
                cstart = json_integer_value(json_object_get(co, "start"));
@@ -359,7 +351,7 @@ static int state_recover(const struct config *cfg, int *holder) {
     }
     CPU_FREE(mask);
     if (!j)
-        fprintf(stderr, "harness: %s: %s; removed\n", path, je.text);
+        fprintf(stderr, "harness: %s; removed\n", err);
     else
         fprintf(stderr,
                 "harness: the run (pid %lld) that pinned servers to CPUs %.64s was killed: %u of "

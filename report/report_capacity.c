@@ -58,22 +58,7 @@ static void check_name(const json_t *c, char *buf, size_t len) {
 }
 
 json_t *capacity_load(const char *path, char *err, size_t errlen) {
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (64 << 20)) {
-        snprintf(err, errlen, "%s: %s", path,
-                 fd < 0 ? "cannot open it (missing, or a symbolic link)"
-                        : "not a regular file of at most 64 MiB");
-        if (fd >= 0)
-            close(fd);
-        return NULL;
-    }
-    json_error_t je;
-    json_t *j = json_loadfd(fd, JSON_REJECT_DUPLICATES, &je);
-    close(fd);
-    if (!j)
-        snprintf(err, errlen, "%s: %s", path, je.text);
-    return j;
+    return json_load_bounded(path, 64u << 20, JSON_REJECT_DUPLICATES, err, errlen);
 }
 
 int render_capacity(struct sbuf *b, const json_t *doc, const char *name, char *err, size_t errlen) {

@@ -10,7 +10,12 @@
  * regular file, which refuses root too) or after (jansson cannot encode the
  * value; the target is a directory, which no rename replaces); and a
  * symbolic link planted at the temporary name is neither followed nor
- * removed. */
+ * removed.
+ * And json_load_bounded, the one way a file a command is handed is read: a
+ * regular file under its bound loads; a missing one is ENOENT, a symbolic
+ * link, a FIFO (which would block a plain open), a directory and a file one
+ * byte over the bound are refused without reading, bad JSON is EBADMSG, and
+ * each refusal names the path. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -188,6 +193,43 @@ static void failures(void) {
     json_decref(j);
 }
 
+static void bounded(void) {
+    char path[128], link[128], fifo[128], err[512];
+    snprintf(path, sizeof path, "%s/in.json", dir);
+    snprintf(link, sizeof link, "%s/in.link", dir);
+    snprintf(fifo, sizeof fifo, "%s/in.fifo", dir);
+    FILE *f = fopen(path, "w");
+    fputs("{\"a\": [1, 2, 3]}", f); /* 16 bytes */
+    fclose(f);
+    json_t *j = json_load_bounded(path, 16, 0, err, sizeof err);
+    CHECK(j && json_array_size(json_object_get(j, "a")) == 3);
+    json_decref(j);
+    errno = 0;
+    CHECK(!json_load_bounded(path, 15, 0, err, sizeof err) && errno == EINVAL);
+    CHECKF(strstr(err, path) && strstr(err, "at most 15 bytes"), "%s", err);
+    CHECK(symlink(path, link) == 0);
+    CHECK(!json_load_bounded(link, 1 << 20, 0, err, sizeof err) && errno == ELOOP);
+    CHECKF(strstr(err, "a symbolic link"), "%s", err);
+    CHECK(mkfifo(fifo, 0600) == 0);
+    CHECK(!json_load_bounded(fifo, 1 << 20, 0, err, sizeof err) && errno == EINVAL); /* no hang */
+    CHECKF(strstr(err, "at most 1 MiB"), "%s", err);
+    CHECK(!json_load_bounded(dir, 1 << 20, 0, err, sizeof err) && errno == EINVAL);
+    unlink(fifo);
+    CHECK(!json_load_bounded(fifo, 1 << 20, 0, err, sizeof err) && errno == ENOENT);
+    CHECKF(strstr(err, "not there"), "%s", err);
+    f = fopen(path, "w");
+    fputs("{\"a\": 1, \"a\": 2}", f);
+    fclose(f);
+    j = json_load_bounded(path, 1 << 20, 0, err, sizeof err); /* jansson keeps the last */
+    CHECK(j && json_integer_value(json_object_get(j, "a")) == 2);
+    json_decref(j);
+    CHECK(!json_load_bounded(path, 1 << 20, JSON_REJECT_DUPLICATES, err, sizeof err) &&
+          errno == EBADMSG);
+    CHECKF(strstr(err, "duplicate"), "%s", err);
+    unlink(link);
+    unlink(path);
+}
+
 int main(void) {
     snprintf(dir, sizeof dir, "/tmp/aops-test-jw-XXXXXX");
     if (!mkdtemp(dir)) {
@@ -197,6 +239,7 @@ int main(void) {
     content();
     replaced();
     failures();
+    bounded();
     char path[128];
     snprintf(path, sizeof path, "%s/result.json", dir);
     unlink(path);
