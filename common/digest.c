@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-static void hex(const unsigned char *md, unsigned n, char *out) {
+void hex_lower(const unsigned char *md, size_t n, char *out) {
     static const char digits[] = "0123456789abcdef";
-    for (unsigned i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++) {
         out[2 * i] = digits[md[i] >> 4];
         out[2 * i + 1] = digits[md[i] & 15];
     }
@@ -21,7 +21,7 @@ void sha256_hex(const void *data, size_t len, char out[SHA256_HEX]) {
     unsigned char md[EVP_MAX_MD_SIZE];
     unsigned n = 0;
     EVP_Digest(data, len, md, &n, EVP_sha256(), NULL);
-    hex(md, n, out);
+    hex_lower(md, n, out);
 }
 
 int sha256_fd_hex(int fd, const char *name, char out[SHA256_HEX], char *err, size_t errlen) {
@@ -44,7 +44,7 @@ int sha256_fd_hex(int fd, const char *name, char out[SHA256_HEX], char *err, siz
     unsigned char md[EVP_MAX_MD_SIZE];
     unsigned n = 0;
     if (rc == 0 && EVP_DigestFinal_ex(ctx, md, &n) == 1)
-        hex(md, n, out);
+        hex_lower(md, n, out);
     else if (rc == 0) {
         snprintf(err, errlen, "%s: libcrypto could not hash it", name);
         rc = -1;

@@ -7,6 +7,9 @@
 
 #define SHA256_HEX 65 /* 64 hex digits and the NUL */
 
+/* n bytes as 2n lowercase hex digits and a NUL (out holds 2n + 1). */
+void hex_lower(const unsigned char *b, size_t n, char *out);
+
 void sha256_hex(const void *data, size_t len, char out[SHA256_HEX]);
 
 /* The file's digest; 0, or -1 with err = "PATH: reason". */

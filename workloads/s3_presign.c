@@ -26,15 +26,6 @@ static void hmac(const void *key, size_t klen, const char *msg, unsigned char ou
     HMAC(EVP_sha256(), key, (int)klen, (const unsigned char *)msg, strlen(msg), out, &n);
 }
 
-static void hex(const unsigned char *b, size_t n, char *out) {
-    static const char d[] = "0123456789abcdef";
-    for (size_t i = 0; i < n; i++) {
-        out[2 * i] = d[b[i] >> 4];
-        out[2 * i + 1] = d[b[i] & 15];
-    }
-    out[2 * n] = 0;
-}
-
 /* The Host header libcurl sends for url (no port when it is the scheme's
  * default), and where the path starts. */
 static int split_url(const char *url, char *host, size_t hlen, const char **path) {
@@ -118,7 +109,7 @@ int s3_presign_get(char *out, size_t len, const char *url, const char *access,
     unsigned char sig[32];
     hmac(key, 32, sts, sig);
     char sighex[65];
-    hex(sig, 32, sighex);
+    hex_lower(sig, 32, sighex);
     n = snprintf(out, len, "%s?%s&X-Amz-Signature=%s", url, query, sighex);
     return n < 0 || (size_t)n >= len ? -1 : 0;
 }
