@@ -14,6 +14,7 @@
 #include "../common/walltime.h"
 #include "../result/figures.h"
 #include "../result/histjson.h"
+#include "../result/pacer.h"
 #include "../result/result.h"
 #include "../result/results.h"
 #include "../result/slo.h"
@@ -217,119 +218,126 @@ static void judge(struct shard_in *u, size_t nu, json_t *reasons, json_t *warnin
     }
 }
 
-/* The histogram at `path` below histograms.workloads of every shard, added
- * up. 0, or -1 (with a reason, once per shard) when a shard lacks it. */
-static int merged_hist(struct shard_in *u, size_t nu, const char *path, struct hist *acc,
-                       json_t *reasons, unsigned char *complained) {
+/* One shard's workloads.<name> (o) read back into the sum a single run
+ * keeps per workload: ops, errors, the declared counters, per class too. */
+static void stats_of(const json_t *o, const struct workload *wl, struct wl_stats *st) {
+    memset(st, 0, sizeof *st);
+    st->ops = u64_at(o, "ops");
+    st->errors = u64_at(o, "errors");
+    for (unsigned c = 0; c < wl->ncounters; c++)
+        st->count[c] = u64_at(o, wl->counters[c].key);
+    const json_t *cl = json_object_get(o, wl->classes_key ? wl->classes_key : "classes");
+    for (unsigned k = 0; k < wl->nclasses; k++) {
+        const json_t *x = json_object_get(cl, wl->class_names[k]);
+        st->class_ops[k] = u64_at(x, "ops");
+        st->class_errors[k] = u64_at(x, "errors");
+        for (unsigned c = 0; c < wl->ncounters; c++)
+            st->class_count[k][c] = u64_at(x, wl->counters[c].key);
+    }
+}
+
+/* What a merge adds up: the layout a single run of the shards' workloads
+ * would have (paced when a shard was), and per slot the merged histogram. */
+struct merged {
+    struct run_layout lay;
+    struct wl_stats wl[RUN_MAX_WL];
+    struct hist *hists;
+    unsigned char *broken; /* per slot: a shard lacked it, so its sum is not the fleet's */
+};
+
+static void merged_free(struct merged *m) {
+    free(m->hists);
+    free(m->broken);
+}
+
+/* The shards' counts and histograms summed by the single run's own functions
+ * (results_stats_add, hist_merge), slot by slot of one layout, each slot's
+ * histogram read back from where results_hists_json wrote it. A shard that
+ * lacks one has it named in the reasons (once per shard): that figure is
+ * then null, not a part read as the whole. 0, or -1 out of memory. */
+static int merge_sum(struct shard_in *u, size_t nu, struct merged *m, json_t *reasons) {
+    memset(m, 0, sizeof *m);
+    struct config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.cycles = 1;
+    for (int t = 0; workload_table[t]; t++)
+        for (size_t i = 0; i < nu; i++)
+            if (json_object_get(json_object_get(u[i].r, "workloads"), workload_table[t]->name))
+                cfg.wl_mask |= 1ull << t;
+    for (size_t i = 0; i < nu; i++)
+        if (json_is_object(json_object_get(u[i].r, "pacer")))
+            cfg.arrival = ARRIVAL_FIXED; /* only to lay out the service-time slots */
+    char err[256];
+    if (layout_build(&cfg, &m->lay, err, sizeof err) != 0)
+        return -1;
+    const struct run_layout *lay = &m->lay;
+    m->hists = malloc(sizeof *m->hists * (lay->nhist ? lay->nhist : 1));
+    m->broken = calloc(lay->nhist ? lay->nhist : 1, 1);
     struct hist *h = malloc(sizeof *h);
-    int rc = h ? 0 : -1;
-    hist_init(acc);
-    for (size_t i = 0; h && i < nu; i++) {
-        char full[512], err[256];
-        snprintf(full, sizeof full, "workloads.%s", path);
+    if (!m->hists || !m->broken || !h) {
+        free(h);
+        merged_free(m);
+        return -1;
+    }
+    for (unsigned k = 0; k < lay->nhist; k++)
+        hist_init(&m->hists[k]);
+    for (size_t i = 0; i < nu; i++) {
+        const json_t *wls = json_object_get(u[i].r, "workloads");
+        for (unsigned w = 0; w < lay->nwl; w++) {
+            struct wl_stats st;
+            stats_of(json_object_get(wls, lay->wl[w]->name), lay->wl[w], &st);
+            results_stats_add(&m->wl[w], &st);
+        }
         const json_t *hs = json_object_get(u[i].r, "histograms");
-        json_t *j = jget(hs, full);
-        if (!hists_format_ok(hs) || !j || hist_from_json(j, h, err, sizeof err) != 0) {
-            if (!complained[i]) {
+        int said = 0;
+        for (unsigned k = 0; k < lay->nhist; k++) {
+            char path[512];
+            if (results_hist_path(lay, k, path, sizeof path) != 0)
+                continue;
+            json_t *j = jget(hs, path);
+            if (hists_format_ok(hs) && j && hist_from_json(j, h, err, sizeof err) == 0) {
+                hist_merge(&m->hists[k], h);
+                continue;
+            }
+            m->broken[k] = 1;
+            if (!said++)
                 add(reasons,
                     "shard %u (%s) carries no usable histogram for %s (%s): its latencies "
                     "cannot be merged",
-                    u[i].index, host_of(&u[i]), path,
+                    u[i].index, host_of(&u[i]), strncmp(path, "workloads.", 10) ? path : path + 10,
                     !hists_format_ok(hs) ? "none, or another bucket layout"
                     : !j                 ? "missing"
                                          : err);
-                complained[i] = 1;
-            }
-            rc = -1;
-            continue;
         }
-        hist_merge(acc, h);
     }
     free(h);
-    return rc;
+    /* A figure some shard lacked is null (an empty histogram's figures), and
+     * its histogram is left out. */
+    for (unsigned k = 0; k < lay->nhist; k++)
+        if (m->broken[k])
+            hist_init(&m->hists[k]);
+    return 0;
 }
 
-/* One latency figure ({mean,p50,...} in ms) into out[key], and its merged
- * histogram into hout[hkey]. */
-static void latency_pair(struct shard_in *u, size_t nu, const char *wl, const char *sub,
-                         json_t *out, const char *key, json_t *hout, const char *hkey,
-                         json_t *reasons, unsigned char *complained) {
-    char path[256];
-    snprintf(path, sizeof path, "%s.%s", wl, sub);
-    struct hist *acc = malloc(sizeof *acc);
-    if (acc && merged_hist(u, nu, path, acc, reasons, complained) == 0) {
-        json_object_set_new(out, key, results_latency_json(acc));
-        json_object_set_new(hout, hkey, hist_to_json(acc));
-    } else {
-        json_object_set_new(out, key,
-                            json_pack("{s:n,s:n,s:n,s:n,s:n}", "mean", "p50", "p95", "p99", "max"));
-    }
-    free(acc);
-}
-
-static void counters_sum(struct shard_in *u, size_t nu, const struct workload *wl, const char *base,
-                         json_t *out) {
-    char path[256];
-    snprintf(path, sizeof path, "%s.ops", base);
-    uint64_t ops = 0, errors = 0;
-    for (size_t i = 0; i < nu; i++) {
-        add_u64(&ops, u64_at(u[i].r, path));
-        snprintf(path, sizeof path, "%s.errors", base);
-        add_u64(&errors, u64_at(u[i].r, path));
-        snprintf(path, sizeof path, "%s.ops", base);
-    }
-    json_object_set_new(out, "ops", json_integer((json_int_t)ops));
-    json_object_set_new(out, "errors", json_integer((json_int_t)errors));
-    for (unsigned c = 0; c < wl->ncounters; c++) {
-        uint64_t sum = 0;
-        snprintf(path, sizeof path, "%s.%s", base, wl->counters[c].key);
-        for (size_t i = 0; i < nu; i++)
-            add_u64(&sum, u64_at(u[i].r, path));
-        json_object_set_new(out, wl->counters[c].key, json_integer((json_int_t)sum));
-    }
-}
-
-/* workloads and histograms.workloads, from the descriptors of this build. */
-static void merge_workloads(struct shard_in *u, size_t nu, json_t *res, json_t *hists,
-                            json_t *reasons) {
-    json_t *wls = json_object(), *hw = json_object();
-    unsigned char *complained = calloc(nu ? nu : 1, 1);
-    for (int t = 0; complained && workload_table[t]; t++) {
-        const struct workload *wl = workload_table[t];
-        int present = 0;
-        for (size_t i = 0; i < nu; i++)
-            present |= jget(u[i].r, "workloads") &&
-                       json_object_get(json_object_get(u[i].r, "workloads"), wl->name) != NULL;
-        if (!present)
+/* Removes what a broken slot left in the merged "histograms". */
+static void drop_broken(const struct merged *m, json_t *hists) {
+    for (unsigned k = 0; k < m->lay.nhist; k++) {
+        char path[512];
+        if (!m->broken[k] || results_hist_path(&m->lay, k, path, sizeof path) != 0)
             continue;
-        char base[128];
-        snprintf(base, sizeof base, "workloads.%s", wl->name);
-        json_t *o = json_object(), *ho = json_object();
-        counters_sum(u, nu, wl, base, o);
-        latency_pair(u, nu, wl->name, "latency_ms", o, "latency_ms", ho, "latency_ms", reasons,
-                     complained);
-        for (unsigned h = 0; h < wl->nhists; h++)
-            latency_pair(u, nu, wl->name, wl->hists[h].key, o, wl->hists[h].key, ho,
-                         wl->hists[h].key, reasons, complained);
-        if (wl->nclasses) {
-            const char *ck = wl->classes_key ? wl->classes_key : "classes";
-            json_t *cl = json_object(), *hcl = json_object();
-            for (unsigned k = 0; k < wl->nclasses; k++) {
-                char cbase[256], sub[256];
-                snprintf(cbase, sizeof cbase, "%s.%s.%s", base, ck, wl->class_names[k]);
-                snprintf(sub, sizeof sub, "%s.%s", ck, wl->class_names[k]);
-                json_t *x = json_object();
-                counters_sum(u, nu, wl, cbase, x);
-                latency_pair(u, nu, wl->name, sub, x, "latency_ms", hcl, wl->class_names[k],
-                             reasons, complained);
-                json_object_set_new(cl, wl->class_names[k], x);
-            }
-            json_object_set_new(o, ck, cl);
-            json_object_set_new(ho, ck, hcl);
-        }
-        json_object_set_new(wls, wl->name, o);
-        json_object_set_new(hw, wl->name, ho);
+        char *dot = strrchr(path, '.');
+        *dot = 0;
+        json_object_del(jget(hists, path), dot + 1);
     }
+}
+
+/* workloads and histograms, as a single run writes them (results.h). */
+static void merge_workloads(struct shard_in *u, size_t nu, const struct merged *m, json_t *res,
+                            json_t *reasons) {
+    json_t *wls = json_object();
+    for (unsigned w = 0; w < m->lay.nwl; w++)
+        json_object_set_new(wls, m->lay.wl[w]->name,
+                            results_workload_json(&m->lay, w, &m->wl[w], m->hists));
     for (size_t i = 0; i < nu; i++) {
         const char *name;
         json_t *v;
@@ -346,9 +354,53 @@ static void merge_workloads(struct shard_in *u, size_t nu, json_t *res, json_t *
     json_t *v;
     void *tmp;
     json_object_foreach_safe(wls, tmp, name, v) if (json_is_null(v)) json_object_del(wls, name);
-    free(complained);
     result_put(res, RK_WORKLOADS, wls, NULL);
-    json_object_set_new(hists, "workloads", hw);
+    json_t *hists = results_hists_json(&m->lay, m->hists);
+    drop_broken(m, hists);
+    result_put(res, RK_HISTOGRAMS, hists, NULL);
+}
+
+/* A paced fleet's pacer, built and judged by the single run's function
+ * (pacer_build) from the shards' summed counts and merged lateness: each
+ * shard's share times its operations is its count again (a share is written
+ * with 17 digits, so the count comes back exactly). */
+static json_t *merge_pacer(struct shard_in *u, size_t nu, const struct merged *m, json_t *warnings,
+                           json_t *reasons) {
+    if (!m->lay.paced)
+        return NULL;
+    const json_t *p0 = NULL;
+    uint64_t ops = 0, late1 = 0, queued = 0, containers = 0;
+    for (size_t i = 0; i < nu; i++) {
+        const json_t *p = json_object_get(u[i].r, "pacer");
+        if (!json_is_object(p))
+            continue;
+        p0 = p0 ? p0 : p;
+        double n = jnum(p, "operations"), sl = jnum(p, "late_over_1ms_share"),
+               sq = jnum(p, "queued_share");
+        if (n > 0 && n < 9e15)
+            add_u64(&ops, (uint64_t)n);
+        if (n > 0 && n < 9e15 && sl >= 0 && sl <= 1)
+            add_u64(&late1, (uint64_t)llround(sl * n));
+        if (n > 0 && n < 9e15 && sq >= 0 && sq <= 1)
+            add_u64(&queued, (uint64_t)llround(sq * n));
+        add_u64(&containers, u64_at(u[i].r, "config.containers"));
+    }
+    double rate = jnum(p0, "rate_per_s"), conc = jnum(p0, "concurrency");
+    const char *arrival = jstr(p0, "arrival");
+    struct pacer_in in = {arrival ? arrival : "?",
+                          isfinite(rate),
+                          rate,
+                          (unsigned)(containers < UINT32_MAX ? containers : UINT32_MAX),
+                          conc > 0 && conc < UINT32_MAX ? (unsigned)conc : 0,
+                          jstr(p0, "think_time"),
+                          &m->hists[m->lay.hist_late],
+                          ops,
+                          late1,
+                          queued};
+    if (m->broken[m->lay.hist_late])
+        add(warnings, "pacer: a shard carries no lateness histogram (a build before "
+                      "histograms.pacer): the fleet's lateness figures are null");
+    return pacer_build(&in, warnings, reasons);
 }
 
 /* ops_per_second added second by second in absolute time. */
@@ -692,11 +744,16 @@ json_t *merge_results(json_t *const *in, const char *const *names, size_t n) {
     json_object_set_new(config, "shards", json_integer(N));
 
     /* Built through the result table (result/keys.h), as a single run is. */
-    json_t *res = result_begin(reasons, warnings), *hists = json_object();
+    json_t *res = result_begin(reasons, warnings);
     result_put(res, RK_CONFIG, config, NULL);
     result_put(res, RK_SYSTEM, cores, NULL);
     result_put(res, RK_TOTALS, totals, NULL);
-    merge_workloads(u, nu, res, hists, reasons);
+    struct merged m;
+    int summed = merge_sum(u, nu, &m, reasons) == 0;
+    if (summed)
+        merge_workloads(u, nu, &m, res, reasons);
+    else
+        add(reasons, "out of memory while adding up the shards' workloads");
     json_t *containers_arr = json_array(), *shards = json_array();
     for (size_t i = 0; i < nu; i++) {
         size_t k;
@@ -726,11 +783,13 @@ json_t *merge_results(json_t *const *in, const char *const *names, size_t n) {
     series_free(&ser);
     free(fs);
     result_put(res, RK_SHARDS, shards, NULL);
-    json_object_set_new(hists, "format",
-                        json_pack("{s:s, s:i, s:i}", "unit", "ns", "sub_bits", HIST_SUB_BITS,
-                                  "buckets", HIST_BUCKETS));
-    result_put(res, RK_HISTOGRAMS, hists, NULL);
     result_put(res, RK_SLO, merge_slo(u, nu, res, warnings), NULL);
+    if (summed) {
+        json_t *pacer = merge_pacer(u, nu, &m, warnings, reasons);
+        if (pacer)
+            result_put(res, RK_PACER, pacer, NULL);
+        merged_free(&m);
+    }
     result_put(res, RK_OPS_PER_SECOND, merge_rate(u, nu, warnings), "no shard was released");
     json_t *inputs = json_array();
     for (size_t i = 0; i < n; i++)

@@ -57,28 +57,62 @@ int hist_from_json(const json_t *j, struct hist *h, char *err, size_t errlen) {
     return 0;
 }
 
-json_t *results_hists_json(const struct run_layout *lay, const struct hist *hists) {
-    json_t *wls = json_object();
+int results_hist_path(const struct run_layout *lay, unsigned h, char *path, size_t len) {
+    if (lay->paced && h == lay->hist_late)
+        return snprintf(path, len, "pacer.lateness_ms") < (int)len ? 0 : -1;
     for (unsigned w = 0; w < lay->nwl; w++) {
         const struct workload *wl = lay->wl[w];
-        json_t *o = json_object();
-        json_object_set_new(o, "latency_ms", hist_to_json(&hists[lay_hist_lat(lay, w)]));
-        if (lay->paced) /* the service time beside the response time (issue 38) */
-            json_object_set_new(o, "service_ms", hist_to_json(&hists[lay_hist_svc(lay, w)]));
-        for (unsigned h = 0; h < wl->nhists; h++)
-            json_object_set_new(o, wl->hists[h].key,
-                                hist_to_json(&hists[lay_hist_extra(lay, w, h)]));
-        if (wl->nclasses) {
-            json_t *cl = json_object();
-            for (unsigned k = 0; k < wl->nclasses; k++)
-                json_object_set_new(cl, wl->class_names[k],
-                                    hist_to_json(&hists[lay_hist_class(lay, w, k)]));
-            json_object_set_new(o, wl->classes_key ? wl->classes_key : "classes", cl);
-        }
-        json_object_set_new(wls, wl->name, o);
+        const char *ck = wl->classes_key ? wl->classes_key : "classes";
+        int n = -1;
+        if (h == lay_hist_lat(lay, w))
+            n = snprintf(path, len, "workloads.%s.latency_ms", wl->name);
+        for (unsigned x = 0; x < wl->nhists; x++)
+            if (h == lay_hist_extra(lay, w, x))
+                n = snprintf(path, len, "workloads.%s.%s", wl->name, wl->hists[x].key);
+        for (unsigned k = 0; k < wl->nclasses; k++)
+            if (h == lay_hist_class(lay, w, k))
+                n = snprintf(path, len, "workloads.%s.%s.%s", wl->name, ck, wl->class_names[k]);
+        if (lay->paced && h == lay_hist_svc(lay, w))
+            n = snprintf(path, len, "workloads.%s.service_ms", wl->name);
+        for (unsigned k = 0; lay->paced && k < wl->nclasses; k++)
+            if (h == lay_hist_svc_class(lay, w, k))
+                n = snprintf(path, len, "workloads.%s.service_%s.%s", wl->name, ck,
+                             wl->class_names[k]);
+        if (n >= 0)
+            return n < (int)len ? 0 : -1;
     }
-    return json_pack("{s:{s:s, s:i, s:i}, s:o}", "format", "unit", "ns", "sub_bits", HIST_SUB_BITS,
-                     "buckets", HIST_BUCKETS, "workloads", wls);
+    return -1;
+}
+
+/* v at the dotted path below root, the objects on the way made as needed. */
+static void put_path(json_t *root, const char *path, json_t *v) {
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", path);
+    json_t *cur = root;
+    char *key = buf, *dot;
+    while ((dot = strchr(key, '.'))) {
+        *dot = 0;
+        json_t *next = json_object_get(cur, key);
+        if (!json_is_object(next)) {
+            next = json_object();
+            json_object_set_new(cur, key, next);
+        }
+        cur = next, key = dot + 1;
+    }
+    json_object_set_new(cur, key, v);
+}
+
+json_t *results_hists_json(const struct run_layout *lay, const struct hist *hists) {
+    json_t *o = json_pack("{s:{s:s, s:i, s:i}, s:{}}", "format", "unit", "ns", "sub_bits",
+                          HIST_SUB_BITS, "buckets", HIST_BUCKETS, "workloads");
+    /* Every workload has its object, in the layout's order, before any of its histograms. */
+    for (unsigned w = 0; w < lay->nwl; w++)
+        json_object_set_new(json_object_get(o, "workloads"), lay->wl[w]->name, json_object());
+    char path[512];
+    for (unsigned h = 0; h < lay->nhist; h++)
+        if (results_hist_path(lay, h, path, sizeof path) == 0)
+            put_path(o, path, hist_to_json(&hists[h]));
+    return o;
 }
 
 int hists_format_ok(const json_t *histograms) {

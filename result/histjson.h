@@ -7,7 +7,9 @@
  * a tiny run's dozen histograms take a few KB. result.json's "histograms"
  * holds one per figure the workloads report with latency_ms-like objects,
  * keyed as in "workloads": histograms.workloads.<name>.latency_ms, .<extra
- * histogram key> (time to first byte), .<classes key>.<class>. */
+ * histogram key> (time to first byte), .<classes key>.<class>; a paced run
+ * also .service_ms and .service_<classes key>.<class> (the service times
+ * beside those response times) and histograms.pacer.lateness_ms. */
 #ifndef AOPS_HISTJSON_H
 #define AOPS_HISTJSON_H
 
@@ -24,6 +26,11 @@ int hist_from_json(const json_t *j, struct hist *h, char *err, size_t errlen);
 
 /* The "histograms" object of a run from its merged histograms. */
 json_t *results_hists_json(const struct run_layout *lay, const struct hist *hists);
+/* Where histogram h of the layout goes below "histograms" (as above:
+ * "workloads.s3.classes.1MiB", "pacer.lateness_ms"): the one map of slots to
+ * keys, which results_hists_json writes by and a merge reads back by. 0, or
+ * -1 when h is no slot of lay or path is too short. */
+int results_hist_path(const struct run_layout *lay, unsigned h, char *path, size_t len);
 
 /* Whether a "histograms" object uses this build's bucket layout. */
 int hists_format_ok(const json_t *histograms);

@@ -45,7 +45,8 @@ const struct result_key result_keys[RK_COUNT] = {
                              RK_STORAGE_BASELINE_REASON, 0, NOT_MERGED("drive baseline")},
     [RK_STORAGE_BASELINE_REASON] = {"storage_baseline_reason", RUN, NULL, NULL, RK_EVERY, WHY,
                                     RK_COUNT, 0, NULL},
-    [RK_HISTOGRAMS] = {"histograms", RUN, MERGE, NULL, RK_EVERY, RT_OBJECT, RK_COUNT, 0, NULL},
+    [RK_HISTOGRAMS] = {"histograms", RUN, "merge.c:merge_workloads", NULL, RK_EVERY, RT_OBJECT,
+                       RK_COUNT, 0, NULL},
     [RK_PLACEMENT] = {"placement", RUN, NULL, NULL, RK_EVERY, OBJ_OR_NULL, RK_PLACEMENT_REASON, 0,
                       NOT_MERGED("CPU placement")},
     [RK_PLACEMENT_REASON] = {"placement_reason", RUN, NULL, NULL, RK_EVERY, WHY, RK_COUNT, 0, NULL},
@@ -108,7 +109,7 @@ const struct result_key result_keys[RK_COUNT] = {
                     RK_COUNT, 0, NULL},
     [RK_SHARDS] = {"shards", NULL, MERGE, NULL, RK_MERGED, RT_ARRAY, RK_COUNT, 0, NULL},
     [RK_MERGE] = {"merge", NULL, MERGE, NULL, RK_MERGED, RT_OBJECT, RK_COUNT, 0, NULL},
-    [RK_PACER] = {"pacer", RUN, NULL, NULL, RK_PACED, RT_OBJECT, RK_COUNT, 0, NULL},
+    [RK_PACER] = {"pacer", RUN, MERGE, NULL, RK_PACED, RT_OBJECT, RK_COUNT, 0, NULL},
     [RK_NOT_RECORDED] = {"not_recorded", "upgrade.c:result_upgrade", "upgrade.c:result_upgrade",
                          "upgrade.c:result_upgrade", RK_UPGRADED, RT_OBJECT, RK_COUNT, 0, NULL},
 };

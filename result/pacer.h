@@ -21,6 +21,22 @@
 json_t *pacer_json(const struct run_ctx *r, const struct hist *late, json_t *warnings,
                    json_t *reasons);
 
+/* What the pacer object is made of, from one run's slots or from the
+ * shards of a merge (fleet/merge.c: their summed counts and merged
+ * lateness histogram), so that both are built and judged by one function. */
+struct pacer_in {
+    const char *arrival; /* config.arrival's name */
+    int open;            /* --arrival: an open loop at a rate (else a think time) */
+    double rate;         /* --agent-rate per worker */
+    unsigned containers; /* all of them: the offered rate is rate x containers */
+    unsigned concurrency;
+    const char *think;         /* --think-time as given, or NULL */
+    const struct hist *late;   /* lateness; empty when not known (figures null) */
+    uint64_t operations;       /* that were sent */
+    uint64_t late_1ms, queued; /* of them: sent > 1 ms late; found every slot busy */
+};
+json_t *pacer_build(const struct pacer_in *in, json_t *warnings, json_t *reasons);
+
 /* The config keys of the pacing options (config.arrival, agent_rate,
  * agent_concurrency, think_time), into c: every run has them. */
 void pacer_config(const struct config *cfg, json_t *c);

@@ -83,20 +83,28 @@ static const char *signame(int sig) {
     return s ? s : "unknown";
 }
 
-static void stats_add(struct wl_stats *a, const struct wl_stats *b) {
-    a->ops += b->ops;
-    a->errors += b->errors;
+/* a += b held at INT64_MAX (json_int_t's largest) instead of wrapping: a
+ * merge adds counts read from files (fleet/merge.c), and a sum that wrapped
+ * would read as a small, plausible figure. */
+static void sat_add(uint64_t *a, uint64_t b) {
+    if (__builtin_add_overflow(*a, b, a) || *a > (uint64_t)INT64_MAX)
+        *a = (uint64_t)INT64_MAX;
+}
+
+void results_stats_add(struct wl_stats *a, const struct wl_stats *b) {
+    sat_add(&a->ops, b->ops);
+    sat_add(&a->errors, b->errors);
     for (unsigned c = 0; c < WL_MAX_COUNTERS; c++)
-        a->count[c] += b->count[c];
+        sat_add(&a->count[c], b->count[c]);
     if (b->first_start && (!a->first_start || b->first_start < a->first_start))
         a->first_start = b->first_start;
     if (b->last_end > a->last_end)
         a->last_end = b->last_end;
     for (unsigned k = 0; k < WL_MAX_CLASSES; k++) {
-        a->class_ops[k] += b->class_ops[k];
-        a->class_errors[k] += b->class_errors[k];
+        sat_add(&a->class_ops[k], b->class_ops[k]);
+        sat_add(&a->class_errors[k], b->class_errors[k]);
         for (unsigned c = 0; c < WL_MAX_COUNTERS; c++)
-            a->class_count[k][c] += b->class_count[k][c];
+            sat_add(&a->class_count[k][c], b->class_count[k][c]);
     }
 }
 
@@ -113,7 +121,7 @@ int results_merge(const struct run_ctx *r, int64_t t0, struct run_totals *t) {
     for (unsigned i = 0; i < r->cfg->n; i++) {
         struct worker_slot *s = run_slot(r, i);
         for (unsigned w = 0; w < lay->nwl; w++)
-            stats_add(&t->wl[w], &s->wl[w]);
+            results_stats_add(&t->wl[w], &s->wl[w]);
         for (unsigned h = 0; h < lay->nhist; h++) {
             struct hist *src = slot_hist(r, s, h);
             if (src->count)
@@ -163,9 +171,8 @@ static void counters_json(json_t *o, const struct workload *wl, const uint64_t *
         json_object_set_new(o, wl->counters[c].key, json_integer((json_int_t)count[c]));
 }
 
-/* workloads.<name>: ops, errors, latency, its counters, histograms, classes. */
-static json_t *workload_json(const struct run_layout *lay, unsigned w, const struct wl_stats *t,
-                             const struct hist *hists) {
+json_t *results_workload_json(const struct run_layout *lay, unsigned w, const struct wl_stats *t,
+                              const struct hist *hists) {
     const struct workload *wl = lay->wl[w];
     json_t *o =
         json_pack("{s:I, s:I, s:o}", "ops", (json_int_t)t->ops, "errors", (json_int_t)t->errors,
@@ -284,7 +291,7 @@ json_t *results_build(const struct run_report *rep) {
     json_t *workloads = json_object();
     for (unsigned w = 0; w < lay->nwl; w++)
         json_object_set_new(workloads, lay->wl[w]->name,
-                            workload_json(lay, w, &tot.wl[w], tot.hists));
+                            results_workload_json(lay, w, &tot.wl[w], tot.hists));
     double wall = rep->released ? (double)(tot.t_end - rep->t0) / 1e9 : 0;
     if (rep->released) /* every run figure covers [release, last completion] */
         telemetry_set_span(rep->tel, 0, wall);

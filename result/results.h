@@ -58,6 +58,15 @@ struct run_totals {
     int64_t t_end; /* last completion, CLOCK_MONOTONIC ns */
 };
 int results_merge(const struct run_ctx *r, int64_t t0, struct run_totals *t);
+/* The two steps of that sum a merge of several hosts' results takes too
+ * (fleet/merge.c), so that a merged workload is added up and written as a
+ * single run's is: one workload's counts added into a (saturating: a merge
+ * adds counts read from files), and workloads.<name> (ops, errors, latency,
+ * a paced run's service time, its counters, histograms and classes) from a
+ * sum and the layout's merged histograms. */
+void results_stats_add(struct wl_stats *a, const struct wl_stats *b);
+json_t *results_workload_json(const struct run_layout *lay, unsigned w, const struct wl_stats *t,
+                              const struct hist *hists);
 void results_totals_free(struct run_totals *t);
 
 /* Step 2, the validity rules other than what the coordinator saw itself

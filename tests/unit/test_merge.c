@@ -5,7 +5,8 @@
  * summed, windows and per-second completions lined up in absolute time;
  * then the rules: missing and duplicated shards, clock offsets (warn above
  * 100 ms, invalid above 1 s), different configs, versions and start times,
- * an invalid shard, power only when every machine has it. Also the
+ * an invalid shard, power only when every machine has it; a paced fleet's
+ * service times and pacer from the added histograms and counts. Also the
  * histogram JSON round trip and --start-at's time formats. */
 #include <math.h>
 #include <stdlib.h>
@@ -460,10 +461,79 @@ static void test_config_hash(void) {
     json_decref(c);
 }
 
+/* Shard x made paced: service times (n ops of svc ns, all of class 1MiB),
+ * the pacer with late1 of its operations more than 1 ms late (lateness
+ * n_fast of fast ns and the rest of slow ns), queued of them found every
+ * slot busy. */
+static json_t *paced(json_t *x, uint64_t n, uint64_t svc, uint64_t late1, uint64_t fast,
+                     uint64_t slow, uint64_t queued) {
+    json_t *hw = jget(x, "histograms.workloads.s3");
+    json_object_set_new(hw, "service_ms", hist_of(n, svc, 0, 0));
+    json_object_set_new(hw, "service_classes",
+                        json_pack("{s:o, s:o, s:o}", "1MiB", hist_of(n, svc, 0, 0), "10MiB",
+                                  hist_of(0, 0, 0, 0), "50MiB", hist_of(0, 0, 0, 0)));
+    json_object_set_new(json_object_get(x, "histograms"), "pacer",
+                        json_pack("{s:o}", "lateness_ms", hist_of(n - late1, fast, late1, slow)));
+    json_object_set_new(x, "pacer",
+                        json_pack("{s:s, s:f, s:f, s:i, s:n, s:I, s:f, s:f}", "arrival", "poisson",
+                                  "rate_per_s", 10.0, "offered_ops_per_s", 10.0, "concurrency", 4,
+                                  "think_time", "operations", (json_int_t)n, "late_over_1ms_share",
+                                  (double)late1 / (double)n, "queued_share",
+                                  (double)queued / (double)n));
+    return x;
+}
+
+/* A: 100 operations, 5 of them sent 3 ms late (the rest 0.1 ms), 7 queued,
+ * served in 0.5 ms; B: 150 sent 0.2 ms late, none queued, served in 1.5 ms.
+ * The fleet: 250 operations, 5 late (2 %: past the 1 % warning, under the
+ * 10 % bound), 7 queued (2.8 %); lateness mean (95 x 0.1 + 150 x 0.2 +
+ * 5 x 3) / 250 = 0.218 ms and p99 (the 248th value) 3 ms; service mean
+ * (100 x 0.5 + 150 x 1.5) / 250 = 1.1 ms and p50 (the 125th) 1.5 ms; offered
+ * 10 a second on each of the 2 containers. */
+static void test_paced(void) {
+    json_t *m = merge2(paced(shard_a(), 100, MS / 2, 5, MS / 10, 3 * MS, 7),
+                       paced(shard_b(), 150, 3 * MS / 2, 0, MS / 5, MS, 0));
+    CHECKF(json_is_true(json_object_get(m, "valid")), "valid: %s", jstr(m, "invalid_reasons.0"));
+    CHECK(jnum(m, "pacer.operations") == 250);
+    CHECKF(near(jnum(m, "pacer.late_over_1ms_share"), 0.02), "late share %.9f",
+           jnum(m, "pacer.late_over_1ms_share"));
+    CHECKF(near(jnum(m, "pacer.queued_share"), 0.028), "queued share %.9f",
+           jnum(m, "pacer.queued_share"));
+    CHECKF(near(jnum(m, "pacer.lateness_ms.mean"), 0.218), "lateness mean %.9f",
+           jnum(m, "pacer.lateness_ms.mean"));
+    CHECK(near(jnum(m, "pacer.lateness_ms.p99"), bucket_mid_ms(3 * MS)));
+    CHECK(near(jnum(m, "pacer.offered_ops_per_s"), 20));
+    CHECK(jnum(m, "pacer.concurrency") == 4);
+    CHECK(has(json_object_get(m, "warnings"), "the pacer fell behind: 2.0 %"));
+    CHECKF(near(jnum(m, "workloads.s3.service_ms.mean"), 1.1), "service mean %.9f",
+           jnum(m, "workloads.s3.service_ms.mean"));
+    CHECK(near(jnum(m, "workloads.s3.service_ms.p50"), bucket_mid_ms(3 * MS / 2)));
+    CHECK(near(jnum(m, "workloads.s3.classes.1MiB.service_ms.mean"), 1.1));
+    CHECK(json_is_null(jget(m, "workloads.s3.classes.10MiB.service_ms.p50"))); /* none ran */
+    CHECK(jnum(m, "histograms.pacer.lateness_ms.count") == 250);
+    CHECK(jnum(m, "histograms.workloads.s3.service_classes.1MiB.count") == 250);
+    json_decref(m);
+    /* A shard from a build without the lateness histogram: the rest merges,
+     * the lateness figures are null and a warning says why. */
+    json_t *b = paced(shard_b(), 150, 3 * MS / 2, 0, MS / 5, MS, 0);
+    json_object_del(json_object_get(b, "histograms"), "pacer");
+    m = merge2(paced(shard_a(), 100, MS / 2, 5, MS / 10, 3 * MS, 7), b);
+    CHECK(json_is_null(jget(m, "pacer.lateness_ms.p99")));
+    CHECK(jnum(m, "pacer.operations") == 250 && near(jnum(m, "pacer.late_over_1ms_share"), 0.02));
+    CHECK(has(json_object_get(m, "warnings"), "no lateness histogram"));
+    CHECK(near(jnum(m, "workloads.s3.service_ms.mean"), 1.1));
+    json_decref(m);
+    /* A closed-loop fleet has no pacer and no service times. */
+    m = merge2(shard_a(), shard_b());
+    CHECK(!json_object_get(m, "pacer") && !jget(m, "workloads.s3.service_ms"));
+    json_decref(m);
+}
+
 int main(void) {
     test_fleet();
     test_config_hash();
     test_arithmetic();
+    test_paced();
     test_rules();
     test_hist_json();
     test_times();
