@@ -22,6 +22,15 @@ check_contains() { # check_contains "description" needle haystack
 check_lacks() { # check_lacks "description" grep-pattern haystack
     if grep -q -- "$2" <<<"$3"; then fail "$1: '$2' found in: $3"; else pass "$1"; fi
 }
+check_refused() { # check_refused "description" "expected message" command...
+    # A refusal as the harness makes them: exit 2 and one line on stderr that says why.
+    local what=$1 msg=$2; shift 2
+    local err rc
+    err=$("$@" 2>&1 >/dev/null); rc=$?
+    check_eq "$what: exit 2" 2 $rc
+    check_contains "$what: says why" "$msg" "$err"
+    check_eq "$what: one line" 1 "$(printf '%s\n' "$err" | wc -l)"
+}
 jq_() { jq -r "$@"; }
 finish() { [ "$FAILS" -eq 0 ]; exit $?; }
 

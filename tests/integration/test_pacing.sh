@@ -7,28 +7,18 @@
 #     every GET scheduled inside the stop has a response time of at least the time left to the
 #     resume (from ops.log), and the response p99 shows the stall. The same stall under the
 #     closed loop is printed for comparison (not asserted: one GET of thousands waits there).
-#   - A paced tiny run and a think-time tiny run (2 workers, all workloads) are valid, ran
-#     exactly containers x 1,340 operations, carry both latencies and the pacer, validate
-#     against result.schema.json, and harness check recomputes them from the log.
+#   - A paced tiny run and a think-time tiny run (one worker, all workloads, one search thread)
+#     send as precisely as a sleeping process beside them wakes (tests/wake_probe.py), are
+#     valid whenever that process woke within 1 ms 97 % of the time, ran exactly 1,340
+#     operations, carry both latencies and the pacer, validate against result.schema.json, and
+#     harness check recomputes them from the log.
 #   - Bad values exit 2 with one line.
 source "$(dirname "$0")/../lib.sh"
 cd "$ROOT" || exit 1
 STACK=${AOPS_STACK_DIR:-$ROOT/.local/stack}
 
-cat >"$TMP/oplog.py" <<'PY'
-# ops.log version 2 (common/oplog.h): a 512-byte header, 40-byte records
-# (start, end, count, container, op, workload, flags, sched), little-endian.
-import math, struct, sys
-def read(path):
-    b = open(path, "rb").read()
-    magic, ver, hs, rs, nwl, n = struct.unpack_from("<8sIIIIQ", b, 0)
-    rel, rel_epoch = struct.unpack_from("<qq", b, 72)
-    assert magic == b"AOPSLOG1" and ver == 2 and rs == 40, (magic, ver, rs)
-    names = [struct.unpack_from("16s", b, 104 + 16 * w)[0].split(b"\0")[0].decode() for w in range(nwl)]
-    recs = [struct.unpack_from("<qqQIHBBq", b, hs + i * rs) for i in range(n)]
-    return rel, rel_epoch, names, recs
-def mean(v): return sum(v) / len(v)
-PY
+# The ops.log reader of the tests (tests/oplog.py), not the harness's.
+cp "$ROOT/tests/oplog.py" "$TMP/oplog.py"
 
 # ---- the tiny profile: corpus and data ----
 C=$TMP/corpus
@@ -105,24 +95,50 @@ fi
 kill -0 "$MPID" 2>/dev/null && kill -CONT "$MPID" 2>/dev/null
 
 # ---- valid paced and think-time tiny runs ----
+# A paced run is valid only when its sender wakes within 1 ms of its instants, which is the
+# machine's doing as much as the pacer's: here two workers' searches of two threads each held
+# both cores often enough that 12-15 % of the sends came over 1 ms late (a cold newcomer's make
+# test, load 3). So the run is one worker whose searches use one thread (at 100 calls a second,
+# 7.5 searches of tens of ms on one core and 89 GETs of small objects: a core stays free), and
+# tests/wake_probe.py measures beside it how late this machine wakes a sleeping process.
 valid_run() { # NAME OPTIONS...
     local name=$1; shift
-    "$HARNESS" "${COMMON[@]}" --containers 2 "$@" --out "$TMP/$name" --quiet >"$TMP/$name.log" 2>&1
-    check_eq "$name: exits 0 ($(tail -1 "$TMP/$name.log"))" 0 $?
-    local r=$TMP/$name/result.json load
-    load=$(cut -d' ' -f1 /proc/loadavg)
-    if awk -v l="$load" -v n="$(nproc)" 'BEGIN { exit !(l <= 2 * n) }'; then
+    rm -f "$TMP/$name.stop"
+    python3 "$ROOT/tests/wake_probe.py" "$TMP/$name.stop" >"$TMP/$name.probe" &
+    local probe_pid=$!
+    "$HARNESS" "${COMMON[@]}" --containers 1 --search-threads 1 "$@" --out "$TMP/$name" --quiet \
+        >"$TMP/$name.log" 2>&1
+    local rc=$?
+    touch "$TMP/$name.stop"
+    wait $probe_pid
+    local r=$TMP/$name/result.json
+    check_eq "$name: exits 0 when valid, 1 when not ($(tail -1 "$TMP/$name.log"))" \
+        "$(jq -r 'if .valid then 0 else 1 end' "$r" 2>/dev/null)" $rc
+    read -r probe probe_n <"$TMP/$name.probe"
+    local share
+    share=$(jq -r '.pacer.late_over_1ms_share' "$r")
+    echo "note: $name: sends over 1 ms late $share; a sleeping process beside the run: $probe of $probe_n wake-ups"
+    # The pacer is as precise as this machine lets a sleeping thread be: its share of late sends
+    # is at most twice the probe's plus 2 points (its 16 threads share the cores with the run's
+    # own work, the probe is one; quiet runs here gave 1.3-2.3 % against the probe's 1.6 %, and
+    # with a busy loop beside them 8.9 % against 8.0 %). A pacer that drifts or sleeps relative
+    # to the last send comes late on every instant after one late wake-up, far above it.
+    check "$name: the pacer's late share $share is within the machine's own (probe $probe): at most 2 x + 0.02" \
+        awk -v s="$share" -v p="$probe" 'BEGIN { exit !(s <= 2 * p + 0.02) }'
+    if awk -v p="$probe" 'BEGIN { exit !(p <= 0.03) }'; then
+        # A machine that wakes a sleeper within 1 ms 97 % of the time: the pacer keeps the
+        # bound (2 x 3 % + 2 % < 10 %), and the run is valid.
         check_eq "$name: valid ($(jq -c '.invalid_reasons' "$r"))" true "$(jq -r '.valid' "$r")"
     else
-        # A machine this loaded (more than 2 runnable threads per CPU) wakes a sleeping sender
-        # late by milliseconds: the lateness bound may invalidate the run, and must be the only
-        # reason when it does.
-        echo "note: $name: load average $load on $(nproc) CPUs: valid or invalid by the pacer's bound only"
+        # A machine that woke the probe late more often (a busy loop beside the run, a
+        # loaded host) may push the pacer past its bound: the run may then be invalid, and the
+        # pacer's lateness must be the only reason.
+        echo "note: $name: this machine woke $probe of the probe's sleeps over 1 ms late: valid or invalid by the pacer's bound only"
         check "$name: valid, or invalid only by the pacer's lateness ($(jq -c '.invalid_reasons' "$r"))" \
             jq -e '.valid or (.invalid_reasons | length == 1 and (.[0] | startswith("the pacer fell behind")))' "$r"
     fi
-    check_eq "$name: exactly 2 x 1,340 operations" 2680 "$(jq -r '.totals.ops' "$r")"
-    check_eq "$name: s3, db, search counts" "2380 100 200" \
+    check_eq "$name: exactly 1,340 operations" 1340 "$(jq -r '.totals.ops' "$r")"
+    check_eq "$name: s3, db, search counts" "1190 50 100" \
         "$(jq -r '[.workloads.s3.ops, .workloads.db.ops, .workloads.search.ops] | map(tostring) | join(" ")' "$r")"
     check "$name: both latencies per workload and class, and the pacer" jq -e '
         (.workloads | to_entries | all(.value.latency_ms.p99 != null and .value.service_ms.p99 != null))
@@ -157,11 +173,7 @@ check "crash: harness check recomputes it from the log" "$HARNESS" check "$TMP/c
 # ---- bad values: exit 2, one line ----
 bad() { # WHAT NEEDLE OPTIONS...
     local what=$1 needle=$2; shift 2
-    out=$("$HARNESS" --workloads sleep --no-cgroups --out "$TMP/bad" "$@" 2>&1)
-    local rc=$?
-    check_eq "$what: exit 2" 2 $rc
-    check_contains "$what: says $needle" "$needle" "$out"
-    check_eq "$what: one line" 1 "$(printf '%s\n' "$out" | wc -l)"
+    check_refused "$what" "$needle" "$HARNESS" --workloads sleep --no-cgroups --out "$TMP/bad" "$@"
 }
 bad "--arrival without a rate" "--agent-rate" --arrival poisson
 bad "--agent-rate without --arrival" "--arrival" --agent-rate 10

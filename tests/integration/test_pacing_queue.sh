@@ -25,20 +25,8 @@ source "$(dirname "$0")/../lib.sh"
 cd "$ROOT" || exit 1
 STACK=${AOPS_STACK_DIR:-$ROOT/.local/stack}
 
-cat >"$TMP/oplog.py" <<'PY'
-# ops.log version 2 (common/oplog.h): a 512-byte header, 40-byte records
-# (start, end, count, container, op, workload, flags, sched), little-endian.
-import math, struct, sys
-def read(path):
-    b = open(path, "rb").read()
-    magic, ver, hs, rs, nwl, n = struct.unpack_from("<8sIIIIQ", b, 0)
-    rel, rel_epoch = struct.unpack_from("<qq", b, 72)
-    assert magic == b"AOPSLOG1" and ver == 2 and rs == 40, (magic, ver, rs)
-    names = [struct.unpack_from("16s", b, 104 + 16 * w)[0].split(b"\0")[0].decode() for w in range(nwl)]
-    recs = [struct.unpack_from("<qqQIHBBq", b, hs + i * rs) for i in range(n)]
-    return rel, rel_epoch, names, recs
-def mean(v): return sum(v) / len(v)
-PY
+# The ops.log reader of the tests (tests/oplog.py), not the harness's.
+cp "$ROOT/tests/oplog.py" "$TMP/oplog.py"
 
 # ---- M/D/1 (M/G/1) on the sleep workload ----
 # S = 5 ms: long against the wake-up of a loaded machine (about 1 ms here), short enough for

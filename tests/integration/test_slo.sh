@@ -107,11 +107,7 @@ check "... the schema's slo accepts the merged one" slo_schema $R
 # ---- specs that are refused before anything runs ----
 bad() { # bad "description" "expected message" args...
     local what=$1 msg=$2; shift 2
-    local err rc
-    err=$("$HARNESS" "$@" --out "$TMP/bad" 2>&1 >/dev/null); rc=$?
-    check_eq "$what: exit 2" 2 $rc
-    check_contains "$what: says why" "$msg" "$err"
-    check_eq "$what: one line" 1 "$(printf '%s\n' "$err" | wc -l)"
+    check_refused "$what" "$msg" "$HARNESS" "$@" --out "$TMP/bad"
     check "$what: nothing left behind" test ! -e "$TMP/bad"
 }
 bad "no unit" "SLO term 2 'db.p99<=50': no unit after the bound" --containers 1 --slo 's3.p99<=250ms,db.p99<=50'
