@@ -3,9 +3,12 @@
  * worker's latency histogram spread over three decades like a real run's),
  * back to back, CPU time per scrape, the bytes it makes, and that as a share
  * of one core at a scrape interval; then whole scrapes over loopback HTTP
- * (accept, read, render, write, close) against the same slots.
+ * (accept, read, render, write, close) against the same slots. With
+ * `paced`, the layout of an --arrival fixed run: each worker's service-time
+ * histograms (the latencies less 0-1 ms) and its lateness histogram (1 us to
+ * 10 ms) filled too, as the paced families read them.
  *
- *   build/bench/metrics_scrape [WORKERS] [SCRAPES] [INTERVAL]   (256, 2000, 1 s)
+ *   build/bench/metrics_scrape [WORKERS] [SCRAPES] [INTERVAL] [paced]   (256, 2000, 1 s)
  *
  * The share of the coordinator's own CPU a run's scrapes add is measured
  * with a real Prometheus by bench/metrics (with and without the endpoint). */
@@ -45,11 +48,13 @@ int main(int argc, char **argv) {
     unsigned n = argc > 1 ? (unsigned)atoi(argv[1]) : 256;
     int scrapes = argc > 2 ? atoi(argv[2]) : 2000;
     double interval = argc > 3 ? atof(argv[3]) : 1.0;
+    int paced = argc > 4 && !strcmp(argv[4], "paced");
     static struct config cfg;
     char err[512], cont[16];
     snprintf(cont, sizeof cont, "%u", n);
-    char *av[] = {"run", "--containers", cont, "--out", "/tmp/bench-metrics"};
-    if (options_load(&cfg, 5, av, 1, err, sizeof err) != 0) {
+    char *av[] = {"run",       "--containers", cont,           "--out", "/tmp/bench-metrics",
+                  "--arrival", "fixed",        "--agent-rate", "100"};
+    if (options_load(&cfg, paced ? 9 : 5, av, 1, err, sizeof err) != 0) {
         fprintf(stderr, "metrics_scrape: %s\n", err);
         return 2;
     }
@@ -72,9 +77,15 @@ int main(int argc, char **argv) {
         for (unsigned w = 0; w < r.lay.nwl; w++) {
             unsigned ops = r.lay.wl[w]->ops_per_cycle;
             s->wl[w].ops = ops;
-            for (unsigned k = 0; k < ops; k++) /* 0.1 ms to 100 ms, log-uniform */
-                hist_add(slot_hist(&r, s, lay_hist_lat(&r.lay, w)),
-                         (uint64_t)(1e5 * pow(10.0, (double)rng_below(&g, 3000) / 1000)));
+            for (unsigned k = 0; k < ops; k++) { /* 0.1 ms to 100 ms, log-uniform */
+                uint64_t v = (uint64_t)(1e5 * pow(10.0, (double)rng_below(&g, 3000) / 1000));
+                hist_add(slot_hist(&r, s, lay_hist_lat(&r.lay, w)), v);
+                if (!r.lay.paced)
+                    continue;
+                uint64_t late = (uint64_t)(1e3 * pow(10.0, (double)rng_below(&g, 4000) / 1000));
+                hist_add(slot_hist(&r, s, lay_hist_svc(&r.lay, w)), v > late ? v - late : 0);
+                hist_add(slot_hist(&r, s, r.lay.hist_late), late);
+            }
         }
         atomic_store(&s->done, 700);
         atomic_store(&s->phase, PH_RUNNING);
@@ -95,9 +106,9 @@ int main(int argc, char **argv) {
             for (int k = 0; k < scrapes; k++)
                 metrics_render(&b, &run, &lab, cp, om, 2000000000LL + k);
             double per = (cpu_seconds() - c0) / scrapes;
-            printf("%u workers, %s, %s: %zu bytes, render %.1f us CPU per scrape, %.4f %% of one "
+            printf("%u workers%s, %s, %s: %zu bytes, render %.1f us CPU per scrape, %.4f %% of one "
                    "core at a %.3g s scrape interval\n",
-                   n, om ? "OpenMetrics" : "text 0.0.4",
+                   n, r.lay.paced ? " (paced)" : "", om ? "OpenMetrics" : "text 0.0.4",
                    cached ? "histograms unchanged since the last scrape"
                           : "every histogram changed",
                    b.len, per * 1e6, 100 * per / interval, interval);

@@ -111,7 +111,7 @@ struct expo {
     char common[1600]; /* run_id="..",shard="..",host=".." escaped, made once per scrape */
     size_t ncommon;
     unsigned last_k[METRICS_NBOUNDS]; /* the last fine bucket at or below each bound */
-    struct metrics_cache *cache;      /* NULL, or one entry per worker and workload */
+    struct metrics_cache *cache;      /* NULL, or cache_per_worker() entries per worker */
 };
 
 enum ftype { F_COUNTER, F_GAUGE, F_HISTOGRAM, F_INFO };
@@ -339,6 +339,47 @@ static void render_run(struct expo *e, const struct metrics_run *run, int64_t no
     }
 }
 
+/* Cache entries per worker: a closed loop's latency histogram per workload;
+ * a paced run's service-time histogram per workload and its lateness too. */
+static unsigned cache_per_worker(const struct run_layout *lay) {
+    return lay->paced ? 2 * lay->nwl + 1 : lay->nwl;
+}
+
+/* One histogram of family `name` (labelled workload=wl, or not when wl is
+ * NULL): slot histogram h of every worker merged into classic buckets, each
+ * worker's share taken from its cache entry `ce` when its count has not moved
+ * since the last scrape. */
+static void render_hist(struct expo *e, const struct metrics_run *run, const char *name,
+                        const char *wl, unsigned h, unsigned ce) {
+    const struct run_ctx *r = run->r;
+    unsigned nw = r->cfg->n, per = cache_per_worker(&r->lay);
+    uint64_t cum[METRICS_NBOUNDS + 1] = {0}, sum = 0;
+    for (unsigned i = 0; i < nw; i++) {
+        const struct hist *hs = slot_hist(r, run_slot(r, i), h);
+        struct metrics_hcache one, *hc = e->cache ? &e->cache->h[i * per + ce] : &one;
+        if (!e->cache || ld64(&hs->count) != hc->count)
+            hist_coarse(hs, e->last_k, hc);
+        sum += hc->sum;
+        for (unsigned j = 0; j <= METRICS_NBOUNDS; j++)
+            cum[j] += hc->part[j];
+    }
+    char bucket[64], count[64], total[64];
+    snprintf(bucket, sizeof bucket, "%s_bucket", name);
+    snprintf(count, sizeof count, "%s_count", name);
+    snprintf(total, sizeof total, "%s_sum", name);
+    uint64_t acc = 0;
+    for (unsigned j = 0; j <= METRICS_NBOUNDS; j++) {
+        acc += cum[j];
+        const char *le = j < METRICS_NBOUNDS ? metrics_bounds[j] : "+Inf";
+        sample_start(e, bucket, wl ? KV("workload", wl, "le", le) : KV("le", le));
+        val_u64(e, acc);
+    }
+    sample_start(e, count, wl ? KV("workload", wl) : NOKV);
+    val_u64(e, acc);
+    sample_start(e, total, wl ? KV("workload", wl) : NOKV);
+    val_ns(e, sum);
+}
+
 static void render_ops(struct expo *e, const struct metrics_run *run) {
     const struct run_ctx *r = run->r;
     const struct run_layout *lay = &r->lay;
@@ -387,31 +428,23 @@ static void render_ops(struct expo *e, const struct metrics_run *run) {
 
     family(e, "aops_operation_duration_seconds", F_HISTOGRAM, "seconds",
            "Latency of the operations completed without error, per workload, from the workers' "
-           "log-linear histograms merged at scrape time.");
-    for (unsigned w = 0; w < lay->nwl; w++) {
-        uint64_t cum[METRICS_NBOUNDS + 1] = {0}, sum = 0;
-        for (unsigned i = 0; i < nw; i++) {
-            const struct hist *h = slot_hist(r, run_slot(r, i), lay_hist_lat(lay, w));
-            struct metrics_hcache one, *hc = e->cache ? &e->cache->h[i * lay->nwl + w] : &one;
-            if (!e->cache || ld64(&h->count) != hc->count)
-                hist_coarse(h, e->last_k, hc);
-            sum += hc->sum;
-            for (unsigned j = 0; j <= METRICS_NBOUNDS; j++)
-                cum[j] += hc->part[j];
-        }
-        uint64_t acc = 0;
-        for (unsigned j = 0; j <= METRICS_NBOUNDS; j++) {
-            acc += cum[j];
-            sample_start(e, "aops_operation_duration_seconds_bucket",
-                         KV("workload", lay->wl[w]->name, "le",
-                            j < METRICS_NBOUNDS ? metrics_bounds[j] : "+Inf"));
-            val_u64(e, acc);
-        }
-        sample_start(e, "aops_operation_duration_seconds_count", KV("workload", lay->wl[w]->name));
-        val_u64(e, acc);
-        sample_start(e, "aops_operation_duration_seconds_sum", KV("workload", lay->wl[w]->name));
-        val_ns(e, sum);
-    }
+           "log-linear histograms merged at scrape time; in a paced run (--arrival, "
+           "--think-time) the response time, from the instant each was scheduled.");
+    for (unsigned w = 0; w < lay->nwl; w++)
+        render_hist(e, run, "aops_operation_duration_seconds", lay->wl[w]->name,
+                    lay_hist_lat(lay, w), w);
+    if (!lay->paced)
+        return; /* a closed loop has neither family below: none, not empty */
+    family(e, "aops_operation_service_seconds", F_HISTOGRAM, "seconds",
+           "Service time of the operations completed without error in a paced run, per "
+           "workload: from the send to the completion (result.json's service_ms).");
+    for (unsigned w = 0; w < lay->nwl; w++)
+        render_hist(e, run, "aops_operation_service_seconds", lay->wl[w]->name,
+                    lay_hist_svc(lay, w), lay->nwl + w);
+    family(e, "aops_pacer_lateness_seconds", F_HISTOGRAM, "seconds",
+           "How late the paced sender was: send minus scheduled instant of every operation sent, "
+           "errors included, over all workloads (result.json's pacer.lateness_ms).");
+    render_hist(e, run, "aops_pacer_lateness_seconds", NULL, lay->hist_late, 2 * lay->nwl);
 }
 
 static void render_workers(struct expo *e, const struct metrics_run *run) {
@@ -482,8 +515,8 @@ static void render_telemetry(struct expo *e, const struct metrics_run *run) {
 void metrics_render(struct buf *b, const struct metrics_run *run, const struct metrics_labels *l,
                     struct metrics_cache *cache, int openmetrics, int64_t now) {
     struct expo e = {.b = b, .l = l, .om = openmetrics, .cache = cache};
-    unsigned entries = run->r->cfg->n * run->r->lay.nwl;
-    if (cache && cache->n != entries) { /* once per run: n and the workloads are fixed */
+    unsigned entries = run->r->cfg->n * cache_per_worker(&run->r->lay);
+    if (cache && cache->n != entries) { /* once per run: n and the layout are fixed */
         metrics_cache_free(cache);
         cache->h = calloc(entries ? entries : 1, sizeof *cache->h);
         cache->n = cache->h ? entries : 0;

@@ -18,7 +18,11 @@
  *   aops_run_valid (once the result is written)                       gauges
  *   aops_operations_total{workload}, aops_errors_total{workload}      counters
  *   aops_class_operations_total{workload,class}, aops_class_errors_total
- *   aops_operation_duration_seconds{workload}                         histogram
+ *   aops_operation_duration_seconds{workload}: latency (in a paced run the
+ *     response time, from the scheduled instant)                      histogram
+ *   aops_operation_service_seconds{workload}, aops_pacer_lateness_seconds:
+ *     a paced run's service time (from the send) and send minus scheduled
+ *     instant; a closed-loop run has neither                          histograms
  *   aops_containers{state}: starting, running, done, failed           gauge
  *   aops_worker_phase{container,phase}: 1 for the phase it is in      gauge
  *   aops_cpu_utilization_ratio, aops_storage_read_bytes_per_second,
@@ -103,13 +107,14 @@ void metrics_labels_init(struct metrics_labels *l, const struct config *cfg);
 #define METRICS_NBOUNDS 21
 extern const char *const metrics_bounds[METRICS_NBOUNDS];
 
-/* What the last scrape took from each worker's latency histograms: one
+/* What the last scrape took from each worker's histograms (latency per
+ * workload; in a paced run service time per workload and lateness too): one
  * whose count has not moved since is not walked again (a phased worker
  * fills one histogram at a time, a finished one none), which makes a scrape
  * of many workers cheap. Zero it before the first use; free with
  * metrics_cache_free(). */
 struct metrics_cache {
-    unsigned n; /* entries: workers x workloads */
+    unsigned n; /* entries: workers x (workloads, or 2 x workloads + 1 when paced) */
     struct metrics_hcache *h;
     uint64_t renders; /* metrics_render calls with this cache: aops_metrics_renders_total */
 };

@@ -10,10 +10,16 @@
 # promtool's (Prometheus' own) OpenMetrics parser. deploy/grafana/aops.json is valid JSON, its
 # queries name only metrics the scrape served, and each returns data from this Prometheus at
 # its last scrape of the running run.
+# A paced run (--arrival fixed, issue 38) against the same Prometheus: the last scrape's
+# aops_operation_service_seconds _count/_sum per workload = histograms.workloads.<w>.service_ms
+# count/sum_ns, aops_pacer_lateness_seconds _count/_sum = histograms.pacer.lateness_ms, +Inf
+# bucket = _count for both, a mid-run scrape passes promtool; the closed-loop run served
+# neither family. The dashboard's queries on those families are judged on the paced run.
 # Bad input: a port in use, an address this host does not have and a malformed one each end
 # in one line before the run, exit 2. The run's --cycles come from one timed cycle, so that
 # it lasts about 10 s on any machine: at least 3 scrapes of the running run are asserted
-# before any rate() is (issue 36). Takes about 25-35 s.
+# before any rate() is (issue 36); the paced run lasts 9 s by its schedule. Takes about
+# 40-60 s (62 s with a test suite running beside it on 2 cores).
 set -u
 HERE="$(cd "$(dirname "$0")" && pwd)"
 . "$HERE/../lib.sh"
@@ -91,6 +97,19 @@ RUN_TARGET_S=10
 W1=$(jq -r '.totals.wall_seconds // empty' "$TMP/calib/result.json" 2>/dev/null)
 CYCLES=$(awk -v w="${W1:-0}" -v t=$RUN_TARGET_S 'BEGIN { c = w > 0 ? int(t / w) + 1 : 10; if (c < 3) c = 3; if (c > 200) c = 200; print c }')
 echo "one cycle took ${W1:-?} s: the run has $CYCLES cycles (about $RUN_TARGET_S s)"
+# scrape_running FILE PATTERN: scrapes into FILE until one shows running containers and a line
+# matching PATTERN (0), or the run $RUN is over, after which no running scrape can come (1).
+scrape_running() {
+    for _ in $(seq 300); do
+        if curl -sf "http://127.0.0.1:$MPORT/metrics" -o "$1" 2>/dev/null &&
+            grep -q 'aops_containers{.*state="running"} [1-9]' "$1" && grep -q "$2" "$1"; then
+            return 0
+        fi
+        kill -0 "$RUN" 2>/dev/null || return 1
+        sleep 0.1
+    done
+    return 1
+}
 T_RUN0=$(date +%s.%N)
 "$HARNESS" --containers $N --cycles "$CYCLES" --profile tiny --bucket $B --corpus "$C" --patterns "$ROOT/corpus/patterns" \
     --sample-interval 0.2 --metrics-listen "127.0.0.1:$MPORT" --metrics-linger 3 \
@@ -99,18 +118,11 @@ RUN=$!
 # Mid-run: a scrape in each format once the workers are running and the sampler has made
 # its first sample (the CPU and storage gauges are absent before it).
 SCRAPED=""
-for _ in $(seq 300); do
-    if curl -sf "http://127.0.0.1:$MPORT/metrics" -o "$TMP/classic.txt" 2>/dev/null &&
-        grep -q 'aops_containers{.*state="running"} [1-9]' "$TMP/classic.txt" &&
-        grep -q '^aops_cpu_utilization_ratio{' "$TMP/classic.txt"; then
-        curl -sf -H 'Accept: application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5' \
-            -D "$TMP/om.headers" "http://127.0.0.1:$MPORT/metrics" -o "$TMP/om.txt"
-        SCRAPED=1
-        break
-    fi
-    kill -0 $RUN 2>/dev/null || break # the run is over: no running scrape can come
-    sleep 0.1
-done
+if scrape_running "$TMP/classic.txt" '^aops_cpu_utilization_ratio{'; then
+    curl -sf -H 'Accept: application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5' \
+        -D "$TMP/om.headers" "http://127.0.0.1:$MPORT/metrics" -o "$TMP/om.txt"
+    SCRAPED=1
+fi
 wait $RUN
 rc=$?
 echo "the run of $CYCLES cycles took $(awk -v a="$T_RUN0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s, workers $(jq -r .totals.wall_seconds "$TMP/run/result.json" 2>/dev/null) s"
@@ -118,6 +130,40 @@ R=$TMP/run/result.json
 check_eq "the run exits 0 ($(tail -n2 "$TMP/run.log" | tr '\n' ' '))" 0 "$rc"
 check "the run is valid" jq -e '.valid == true' "$R"
 check "a scrape of each format was taken while the workers ran" test -n "$SCRAPED"
+
+# ---- the paced run ------------------------------------------------------------------------------
+# --arrival fixed --agent-rate 150: each worker sends its cycle's 1,340 operations 1/150 s apart
+# whether or not the last returned (an open loop), so the cycle lasts 1,340 / 150 = 8.9 s on any
+# machine that keeps the pace: about 9 scrapes at the 1 s interval, 3 of them demanded below.
+# Interleaved, as test_pacing's paced run: a phased cycle would offer its 100 searches at the
+# full rate, more than two shared cores can search. The same port, now free (the closed run's
+# linger is over): Prometheus tells the runs apart by run_id.
+PRATE=150
+"$HARNESS" --containers $N --cycles 1 --profile tiny --bucket $B --corpus "$C" --patterns "$ROOT/corpus/patterns" \
+    --arrival fixed --agent-rate $PRATE --schedule interleaved \
+    --sample-interval 0.2 --metrics-listen "127.0.0.1:$MPORT" --metrics-linger 3 \
+    --out "$TMP/paced" --quiet >"$TMP/paced.log" 2>&1 &
+RUN=$!
+PSCRAPED=""
+scrape_running "$TMP/paced.txt" '^aops_pacer_lateness_seconds_count{.*} [1-9]' && PSCRAPED=1
+wait $RUN
+prc=$?
+PR=$TMP/paced/result.json
+echo "the paced run: workers $(jq -r .totals.wall_seconds "$PR" 2>/dev/null) s, lateness p99 $(jq -r .pacer.lateness_ms.p99 "$PR" 2>/dev/null) ms"
+# As test_pacing judges its paced run: a box this loaded may wake the sender late, and the
+# pacer's bound (exit 1) must then be the only reason.
+check "the paced run exits 0, or 1 invalid only by the pacer's lateness (exit $prc: $(jq -c '.invalid_reasons' "$PR" 2>/dev/null))" \
+    jq -e --argjson rc "$prc" '($rc == 0 and .valid) or ($rc == 1 and (.invalid_reasons | length == 1 and (.[0] | startswith("the pacer fell behind"))))' "$PR"
+check_eq "the paced run is paced (config)" "fixed $PRATE" "$(jq -r '.config | "\(.arrival) \(.agent_rate)"' "$PR")"
+check "a scrape was taken while the paced workers ran" test -n "$PSCRAPED"
+lint=$(promtool check metrics <"$TMP/paced.txt" 2>&1)
+check_eq "promtool check metrics: a paced scrape passes, no lint" "0:" "$?:$lint"
+for fam in aops_operation_service_seconds aops_pacer_lateness_seconds; do
+    check "the paced scrape has $fam, a histogram" grep -qx "# TYPE $fam histogram" "$TMP/paced.txt"
+    check "the closed-loop scrape has no $fam" bash -c "! grep -q '$fam' '$TMP/classic.txt'"
+done
+check "the paced scrape says the duration family is the response time" \
+    grep -q '^# HELP aops_operation_duration_seconds .*in a paced run.*the response time' "$TMP/paced.txt"
 
 # ---- the formats --------------------------------------------------------------------------------
 lint=$(promtool check metrics <"$TMP/classic.txt" 2>&1)
@@ -181,28 +227,67 @@ check_eq "last aops_run_valid = 1" 1 "$(last aops_run_valid | jq -r '.[0].value[
 check_eq "last aops_containers{state=done} = $N" $N "$(q "last_over_time(aops_containers{run_id=\"$RUNID\",state=\"done\"}[10m])" | jq -r '.[0].value[1]')"
 check_eq "run_id, shard and host labels" "run 0 $(hostname)" \
     "$(last aops_run_info | jq -r '.[0].metric | "\(.run_id) \(.shard) \(.host)"')"
+check_eq "Prometheus holds no service or lateness series of the closed-loop run" 0 \
+    "$(q "count(last_over_time({__name__=~\"aops_operation_service_seconds.*|aops_pacer_lateness_seconds.*\",run_id=\"$RUNID\"}[10m]))" | jq 'length')"
+
+# The paced run, as Prometheus last scraped it.
+PRUNID=paced
+plast() { q "last_over_time($1{run_id=\"$PRUNID\"}[10m])"; }
+pinf() { q "last_over_time($1_bucket{run_id=\"$PRUNID\",le=\"+Inf\"}[10m])"; }
+T_MID_P=$(curl -sf -G "$API/query" --data-urlencode "query=aops_containers{run_id=\"$PRUNID\",state=\"running\"}[10m]" |
+    jq -r '[.data.result[0].values[] | select(.[1] != "0") | .[0]] | max // empty')
+LIVE_P=$(curl -sf -G "$API/query" --data-urlencode "query=aops_containers{run_id=\"$PRUNID\",state=\"running\"}[10m]" |
+    jq -r '[.data.result[]?.values[] | select(.[1] != "0") | .[0]] | unique | length')
+if [ "${LIVE_P:-0}" -ge 3 ]; then
+    pass "Prometheus scraped the running paced run $LIVE_P times (at least 3, for rate() at the last)"
+else
+    fail "the paced run was too short: Prometheus scraped a running container ${LIVE_P:-0} times, under the 3 rate() checks need"
+fi
+svc_c=$(plast aops_operation_service_seconds_count | by_wl | jq -c -S .)
+check_eq "paced: service _count per workload = result.json's histograms.workloads.<w>.service_ms.count" \
+    "$(jq -c -S '.histograms.workloads | map_values(.service_ms.count)' "$PR")" "$svc_c"
+check_eq "paced: service +Inf bucket = _count" "$svc_c" "$(pinf aops_operation_service_seconds | by_wl | jq -c -S .)"
+check "paced: service _sum per workload = result.json's service_ms.sum_ns, to 1e-9" jq -e -n \
+    --argjson p "$(plast aops_operation_service_seconds_sum | by_wl)" --slurpfile r "$PR" \
+    '$r[0].histograms.workloads | length == ($p | length) and (to_entries | all((.value.service_ms.sum_ns / 1e9) as $s | ($p[.key] - $s | fabs) <= 1e-9 * $s))'
+check_eq "paced: the response time's _count per workload = result.json's latency_ms.count" \
+    "$(jq -c -S '.histograms.workloads | map_values(.latency_ms.count)' "$PR")" "$(plast aops_operation_duration_seconds_count | by_wl | jq -c -S .)"
+late_c=$(plast aops_pacer_lateness_seconds_count | jq -r '.[0].value[1]')
+check_eq "paced: lateness _count = result.json's histograms.pacer.lateness_ms.count" \
+    "$(jq -r '.histograms.pacer.lateness_ms.count' "$PR")" "$late_c"
+check_eq "paced: lateness is one series, no workload label" "1 null" \
+    "$(plast aops_pacer_lateness_seconds_count | jq -r '"\(length) \(.[0].metric.workload)"')"
+check_eq "paced: lateness +Inf bucket = _count" "$late_c" "$(pinf aops_pacer_lateness_seconds | jq -r '.[0].value[1]')"
+late_s=$(plast aops_pacer_lateness_seconds_sum | jq -r '.[0].value[1]')
+check "paced: lateness _sum = result.json's lateness_ms.sum_ns ($late_s s), to 1e-9" jq -e --argjson p "${late_s:-null}" \
+    '(.histograms.pacer.lateness_ms.sum_ns / 1e9) as $s | ($p - $s | fabs) <= 1e-9 * $s' "$PR"
 
 # ---- the dashboard ----------------------------------------------------------------------------
 D=$ROOT/deploy/grafana/aops.json
 check "deploy/grafana/aops.json is valid JSON with panels" jq -e '.panels | length > 0' "$D"
-served=$(grep -oE '^[a-z_]+' "$TMP/classic.txt" | sort -u)
+served=$(cat "$TMP/classic.txt" "$TMP/paced.txt" 2>/dev/null | grep -oE '^[a-z_]+' | sort -u)
 mapfile -t exprs < <(jq -r '.. | objects | select(has("expr")) | .expr' "$D")
 check "the dashboard has queries" test "${#exprs[@]}" -ge 8
 for panel in "AOPS" "Operations per second by workload" "p99 latency by workload" "CPU utilisation" \
-    "Storage read throughput" "Containers by state"; do
+    "Storage read throughput" "Containers by state" "p99 service time by workload" "Pacer lateness"; do
     check "dashboard panel: $panel" jq -e --arg t "$panel" 'any(.panels[]; .title == $t)' "$D"
 done
 for e in "${exprs[@]}"; do
     for name in $(grep -oE '\baops_[a-z_]+' <<<"$e" | sort -u); do
         grep -qx "$name" <<<"$served" || fail "dashboard query names $name, which the endpoint does not serve: $e"
     done
+    # The paced families exist only in a paced run: those queries are judged on it.
+    rid=$RUNID t=${T_MID:-0} live=${LIVE:-0} which=run
+    if grep -qE 'aops_operation_service_seconds|aops_pacer_lateness_seconds' <<<"$e"; then
+        rid=$PRUNID t=${T_MID_P:-0} live=${LIVE_P:-0} which="paced run"
+    fi
     # As Grafana would send it: its variables filled in.
     pq=${e//\$__rate_interval/10s}
-    pq=${pq//\$run_id/$RUNID}
+    pq=${pq//\$run_id/$rid}
     # Too few live scrapes is failed above, once, as the test's own: a rate() here would
     # fail for that, not for the query.
-    [ "${LIVE:-0}" -lt 3 ] && [[ "$e" == *rate\(* ]] && continue
-    n=$(q "$pq" "${T_MID:-0}" | jq 'length')
-    check "dashboard query returns data at the last scrape of the running run: $e" test "${n:-0}" -gt 0
+    [ "$live" -lt 3 ] && [[ "$e" == *rate\(* ]] && continue
+    n=$(q "$pq" "$t" | jq 'length')
+    check "dashboard query returns data at the last scrape of the running $which: $e" test "${n:-0}" -gt 0
 done
 finish

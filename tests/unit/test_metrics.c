@@ -1,8 +1,10 @@
 /* test_metrics.c -- the /metrics exposition on slots filled by hand (values
- * and bucket counts worked out here, not by the exporter's code), the run id
- * taken from the run directory, and the HTTP side over real sockets on
- * loopback: content negotiation, 404/405/HEAD, a port in use and a malformed
- * address refused in one line. The limits: ":PORT" listening on 127.0.0.1
+ * and bucket counts worked out here, not by the exporter's code), a paced
+ * run's service-time and lateness histograms beside the response time (and
+ * a closed loop without them), the run id taken from the run directory, and
+ * the HTTP side over real sockets on loopback: content negotiation,
+ * 404/405/HEAD, a port in use and a malformed address refused in one line.
+ * The limits: ":PORT" listening on 127.0.0.1
  * as the kernel's /proc/net/tcp shows it, at most one render per 100 ms
  * however many scrapes (the counter the endpoint exposes, against the
  * test's own clock), the final figures never held back, and eight idle
@@ -115,6 +117,9 @@ static void test_exposition(void) {
     /* The sum exactly: 7.046299 s. */
     CHECK(has_line(t, "aops_operation_duration_seconds_sum" L ",workload=\"s3\"} 7.046299000"));
     CHECK(value_of(t, "aops_operation_duration_seconds_count" L ",workload=\"db\"}") == 0);
+    /* A closed loop: neither paced family, not even empty. */
+    CHECK(strstr(t, "aops_operation_service_seconds") == NULL);
+    CHECK(strstr(t, "aops_pacer_lateness_seconds") == NULL);
     CHECK(value_of(t, "aops_containers" L ",state=\"running\"}") == 1);
     CHECK(value_of(t, "aops_containers" L ",state=\"done\"}") == 1);
     CHECK(value_of(t, "aops_containers" L ",state=\"failed\"}") == 0);
@@ -158,6 +163,109 @@ static void test_exposition(void) {
     metrics_render(&m, &run, &lab, &cache, 0, 9000000000LL);
     CHECK(strstr(m.p, "aops_run_aops") == NULL && strstr(m.p, "aops_run_elapsed") == NULL);
 
+    buf_free(&m);
+    metrics_cache_free(&cache);
+    free(r.shm);
+    options_free(&cfg);
+}
+
+/* A paced run (--arrival fixed): the service-time family per workload and
+ * the pacer's lateness (no workload label) beside the response time, each
+ * from its own slot histograms; the bucket counts and sums worked out here
+ * from the values put in (a fine bucket goes to the first bound its last
+ * value is at or below). */
+static void test_paced(void) {
+    static struct config cfg;
+    char err[512];
+    char *argv[] = {"run",       "--workloads", "s3,db",        "--containers", "2",
+                    "--arrival", "fixed",       "--agent-rate", "100"};
+    CHECKF(options_load(&cfg, 9, argv, 1, err, sizeof err) == 0, "%s", err);
+    cfg.n = 2;
+    struct run_ctx r = {.cfg = &cfg};
+    CHECK(layout_build(&cfg, &r.lay, err, sizeof err) == 0);
+    CHECK(r.lay.paced);
+    r.shm = calloc(2, r.lay.slot_size);
+    for (unsigned i = 0; i < 2; i++)
+        for (unsigned h = 0; h < r.lay.nhist; h++)
+            hist_init(slot_hist(&r, run_slot(&r, i), h));
+    struct worker_slot *a = run_slot(&r, 0), *b = run_slot(&r, 1);
+    atomic_store(&a->phase, PH_RUNNING);
+    atomic_store(&b->phase, PH_RUNNING);
+    /* s3 response times: 5 ms in worker 0 (one value: the response time's
+     * own slot, not the service time's). */
+    hist_add(slot_hist(&r, a, lay_hist_lat(&r.lay, 0)), 5000000);
+    /* s3 service times: 0.2 ms ([198656, 200704) ns: le 0.00025) and 3 ms
+     * ([2981888, 3014656): le 0.005) in worker 0, 30 ms ([29884416,
+     * 30146560): le 0.05) in worker 1. Sum 33.2 ms. */
+    hist_add(slot_hist(&r, a, lay_hist_svc(&r.lay, 0)), 200000);
+    hist_add(slot_hist(&r, a, lay_hist_svc(&r.lay, 0)), 3000000);
+    hist_add(slot_hist(&r, b, lay_hist_svc(&r.lay, 0)), 30000000);
+    /* db service time: exactly 1 ms in worker 1, whose fine bucket reaches
+     * past 1 ms: le 0.0025. */
+    hist_add(slot_hist(&r, b, lay_hist_svc(&r.lay, 1)), 1000000);
+    /* Lateness: 0, 20 us ([19968, 20224)) and 60 us ([59904, 60416)) in
+     * worker 0, 2 ms ([1998848, 2015232)) in worker 1. Sum 2.08 ms. */
+    const uint64_t late0[] = {0, 20000, 60000};
+    for (size_t k = 0; k < sizeof late0 / sizeof late0[0]; k++)
+        hist_add(slot_hist(&r, a, r.lay.hist_late), late0[k]);
+    hist_add(slot_hist(&r, b, r.lay.hist_late), 2000000);
+
+    struct worker_end we[2] = {{.pid = 1}, {.pid = 2}};
+    struct metrics_run run = {&r, we, 2, 1, 1000000000LL, 0, -1, NULL};
+    struct metrics_labels lab = {.run_id = "r\"1\\", .host = "h", .shard = 0, .shards = 1};
+    struct buf m = {0};
+    struct metrics_cache cache = {0};
+#define SVC(le) "aops_operation_service_seconds_bucket" L ",workload=\"s3\",le=\"" le "\"} "
+#define LATE(le) "aops_pacer_lateness_seconds_bucket" L ",le=\"" le "\"} "
+    /* Without a cache, then twice with one (the second from it). */
+    for (int pass = 0; pass < 3; pass++) {
+        metrics_render(&m, &run, &lab, pass ? &cache : NULL, 0, 2000000000LL);
+        const char *t = m.p;
+        CHECK(t && !m.err);
+        CHECK(has_line(t, "# TYPE aops_operation_service_seconds histogram"));
+        CHECK(has_line(t, "# TYPE aops_pacer_lateness_seconds histogram"));
+        CHECK(strstr(t, "# HELP aops_operation_duration_seconds ") &&
+              strstr(t, "in a paced run (--arrival, --think-time) the response time"));
+        CHECK(has_line(t, "aops_operation_duration_seconds_count" L ",workload=\"s3\"} 1"));
+        CHECK(has_line(t, SVC("0.0001") "0"));
+        CHECK(has_line(t, SVC("0.00025") "1"));
+        CHECK(has_line(t, SVC("0.0025") "1"));
+        CHECK(has_line(t, SVC("0.005") "2"));
+        CHECK(has_line(t, SVC("0.025") "2"));
+        CHECK(has_line(t, SVC("0.05") "3"));
+        CHECK(has_line(t, SVC("+Inf") "3"));
+        CHECK(has_line(t, "aops_operation_service_seconds_count" L ",workload=\"s3\"} 3"));
+        CHECK(has_line(t, "aops_operation_service_seconds_sum" L ",workload=\"s3\"} 0.033200000"));
+        CHECK(has_line(t, "aops_operation_service_seconds_bucket" L
+                          ",workload=\"db\",le=\"0.001\"} 0"));
+        CHECK(has_line(t, "aops_operation_service_seconds_bucket" L
+                          ",workload=\"db\",le=\"0.0025\"} 1"));
+        CHECK(has_line(t, "aops_operation_service_seconds_sum" L ",workload=\"db\"} 0.001000000"));
+        CHECK(has_line(t, LATE("5e-05") "2"));
+        CHECK(has_line(t, LATE("0.0001") "3"));
+        CHECK(has_line(t, LATE("0.001") "3"));
+        CHECK(has_line(t, LATE("0.0025") "4"));
+        CHECK(has_line(t, LATE("+Inf") "4"));
+        CHECK(has_line(t, "aops_pacer_lateness_seconds_count" L "} 4"));
+        CHECK(has_line(t, "aops_pacer_lateness_seconds_sum" L "} 0.002080000"));
+        CHECK(strstr(t, "aops_pacer_lateness_seconds_bucket" L ",workload=") == NULL);
+    }
+    /* Worker 1 sends one 7 s late: the cached render walks its lateness
+     * again, and only that (its service time and the response time stay). */
+    hist_add(slot_hist(&r, b, r.lay.hist_late), 7000000000ULL);
+    metrics_render(&m, &run, &lab, &cache, 1, 2000000000LL);
+    const char *t = m.p;
+    CHECK(has_line(t, LATE("5.0") "4"));
+    CHECK(has_line(t, LATE("10.0") "5"));
+    CHECK(has_line(t, "aops_pacer_lateness_seconds_count" L "} 5"));
+    CHECK(has_line(t, "aops_pacer_lateness_seconds_sum" L "} 7.002080000"));
+    CHECK(has_line(t, "aops_operation_service_seconds_count" L ",workload=\"s3\"} 3"));
+    CHECK(has_line(t, "aops_operation_duration_seconds_count" L ",workload=\"s3\"} 1"));
+    /* OpenMetrics: the unit of each. */
+    CHECK(has_line(t, "# UNIT aops_operation_service_seconds seconds"));
+    CHECK(has_line(t, "# UNIT aops_pacer_lateness_seconds seconds"));
+#undef SVC
+#undef LATE
     buf_free(&m);
     metrics_cache_free(&cache);
     free(r.shm);
@@ -420,6 +528,7 @@ static void test_limits(void) {
 
 int main(void) {
     test_exposition();
+    test_paced();
     test_run_id();
     test_http();
     test_limits();
