@@ -211,13 +211,17 @@ setup:
 demo:
 	scripts/demo
 
+# The builds of make test and make test-arm64 use every CPU (a clean one is four builds of
+# the tree: release, ASan, the fuzz targets, the benches); the tests after them run alone.
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
 # Unit tests (ASan/UBSan) and integration tests against the real stack.
 # After `make demo` (which installs only the demo's part) the tests' packages,
 # tools and images are installed first; on a machine that has them, this only
 # checks (seconds).
 test:
 	scripts/setup --tests
-	$(MAKE) harness asan bench-build fuzz-build
+	$(MAKE) -j$(JOBS) harness asan bench-build fuzz-build
 	tests/run
 
 # The aarch64 build's tests under qemu-user (tests/arm64/run; README "Arm"): unit tests,
@@ -226,8 +230,8 @@ test:
 # cross compiler, the :arm64 libraries, qemu-user-static; seconds when present).
 test-arm64:
 	scripts/setup --arm64
-	$(MAKE) harness
-	$(MAKE) ARCH=arm64 all asan
+	$(MAKE) -j$(JOBS) harness
+	$(MAKE) -j$(JOBS) ARCH=arm64 all asan
 	tests/arm64/run
 
 # The ripgrep comparison on the real trees, every pattern (tens of minutes).
