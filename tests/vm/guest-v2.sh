@@ -45,8 +45,44 @@ h() {
     info "at $(cut -d' ' -f1 /proc/uptime) s: harness $*"
     "$H" "$@" >/tmp/h.out 2>/tmp/h.err &
     LASTPID=$!
+    watchdog $LASTPID &
+    WD=$!
     wait $LASTPID
     RC=$?
+    kill $WD 2>/dev/null
+    wait $WD 2>/dev/null
+}
+# watchdog PID: a run still going after RUN_LIMIT s is a hang (every run here takes seconds,
+# under TCG on a loaded host at most ~20). Once, in a --repeat 5 of the suite, the memhog run
+# printed nothing more until the host's 300 s kill, which left no trace of where it was: this
+# says, for the harness and each process below it, its state, where the kernel has it waiting
+# (wchan, its kernel stack) and its system call, then kills them, so the check fails by name
+# and the guest goes on to the next one.
+RUN_LIMIT=120
+procs_below() { # pid: it and every descendant
+    echo "$1"
+    for c in $(cat /proc/"$1"/task/*/children 2>/dev/null); do procs_below "$c"; done
+}
+watchdog() {
+    # Its sleep goes with it: a sleep left behind in a scenario's cgroup keeps that cgroup
+    # from being removed (the container case's "nothing left of /ctr-1").
+    sleep $RUN_LIMIT &
+    SL=$!
+    trap 'kill $SL 2>/dev/null; exit 0' TERM
+    wait $SL
+    kill -0 "$1" 2>/dev/null || exit 0
+    fail "harness (pid $1) still running after $RUN_LIMIT s: a hang; where its processes wait:"
+    for p in $(procs_below "$1"); do
+        [ -d "/proc/$p" ] || continue # ended since it was listed
+        echo "#   pid $p $(tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline" | head -c 120)"
+        echo "#     $(grep -E '^(State|Threads)' "/proc/$p/status" 2>/dev/null | tr '\n\t' '  ')"
+        echo "#     wchan $(cat "/proc/$p/wchan" 2>/dev/null), syscall $(cat "/proc/$p/syscall" 2>/dev/null)"
+        for t in "/proc/$p"/task/*; do
+            echo "#     task ${t##*/}: $(cat "$t/wchan" 2>/dev/null); $(tr '\n' '|' 2>/dev/null <"$t/stack" | head -c 300)"
+        done
+        echo "#     cgroup $(cat "/proc/$p/cgroup" 2>/dev/null)"
+    done
+    for p in $(procs_below "$1"); do kill -9 "$p" 2>/dev/null; done
 }
 child_pids() { cat /proc/$1/task/*/children 2>/dev/null; }
 alive() { # pids...: how many still run (zombies do not count)
