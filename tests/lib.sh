@@ -34,13 +34,22 @@ check_refused() { # check_refused "description" "expected message" command...
 jq_() { jq -r "$@"; }
 finish() { [ "$FAILS" -eq 0 ]; exit $?; }
 
+# free_port BASE: a port nothing listens on, from BASE + a random offset below 500 upwards. The
+# random start is for two suites on one machine (a developer's beside CI, or --repeat beside a
+# helper's): scanning both from BASE at the same instant, both took the same port, and the
+# second server to bind failed ("Bind on TCP/IP port ... Address already in use", test_checks).
+free_port() {
+    local p=$(($1 + RANDOM % 500))
+    while (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; do p=$((p + 1)); done
+    echo "$p"
+}
+
 # A throwaway MariaDB of the test's own, never the shared stack's:
-#   db_init DIR BASEPORT   a data directory in DIR and a free port from BASEPORT (DB_DIR, DB_PORT)
+#   db_init DIR BASEPORT   a data directory in DIR and a free port from BASEPORT (free_port; DB_DIR, DB_PORT)
 #   db_start               start it (SERVER = its pid) and wait until it answers; 1 when it never does
 #   db_user PASSWORD       the harness user and the aops database; DB_DIR/creds for AOPS_CREDENTIALS
 db_init() {
-    DB_DIR=$1 DB_PORT=$2
-    while (exec 3<>"/dev/tcp/127.0.0.1/$DB_PORT") 2>/dev/null; do DB_PORT=$((DB_PORT + 1)); done
+    DB_DIR=$1 DB_PORT=$(free_port "$2")
     mkdir -p "$DB_DIR/data"
     mariadb-install-db --no-defaults --datadir="$DB_DIR/data" --user="$(id -un)" \
         --auth-root-authentication-method=socket --skip-test-db >"$DB_DIR/install.log" 2>&1

@@ -31,11 +31,6 @@ wait_until() { # wait_until COMMAND...: 0 once it holds, 1 when it did not withi
         sleep 0.05
     done
 }
-free_port() { # the first port from $1 nothing listens on
-    local p=$1
-    while (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; do p=$((p + 1)); done
-    echo "$p"
-}
 ops_done() { # operations completed so far by the run serving /metrics on port $1
     curl -s --max-time 2 "http://127.0.0.1:$1/metrics" | awk '/^aops_operations_total/ { s += $2 } END { print s + 0 }'
 }

@@ -41,11 +41,6 @@ PY=/usr/bin/python3
 [ -x $PY ] || PY=python3
 $PY -c 'import prometheus_client.openmetrics.parser' 2>/dev/null || { fail "python3-prometheus-client is not installed (make setup installs it)"; finish; }
 
-free_port() { # free_port BASE: the first port from BASE nothing listens on
-    local p=$1
-    while (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; do p=$((p + 1)); done
-    echo "$p"
-}
 PPORT=$(free_port 19480)
 MPORT=$(free_port $((PPORT + 1)))
 API="http://127.0.0.1:$PPORT/api/v1"

@@ -23,11 +23,6 @@ for tool in curl ss; do
     command -v $tool >/dev/null 2>&1 || { fail "$tool is not installed (make setup installs it)"; finish; }
 done
 
-free_port() { # free_port BASE: the first port from BASE nothing listens on
-    local p=$1
-    while (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; do p=$((p + 1)); done
-    echo "$p"
-}
 MPORT=$(free_port 19530)
 URL="http://127.0.0.1:$MPORT/metrics"
 now_ms() { echo $(($(date +%s%N) / 1000000)); }

@@ -16,7 +16,7 @@
 set -u
 . "$(dirname "$0")/../lib.sh"
 
-PORT=19623
+PORT=$(free_port 19623)
 SIM=$(command -v ipmi_sim || true)
 if [ -z "$SIM" ] || [ ! -e /usr/include/OpenIPMI/mcserv.h ]; then
     fail "ipmi_sim or its headers missing: scripts/setup installs openipmi and libopenipmi-dev"

@@ -23,7 +23,11 @@ if [ ! -x "$VENV/bin/sushy-static" ]; then
     fail "sushy-tools missing: scripts/setup (or tests/power/tools.sh) installs it"
     finish
 fi
-PORT=19610 EPORT=19611 DEAD=19612 HPORT=19613 TPORT=19614
+PORT=$(free_port 19610)
+EPORT=$(free_port $((PORT + 1)))
+DEAD=$(free_port $((EPORT + 1))) # nothing listens there
+HPORT=$(free_port $((DEAD + 1)))
+TPORT=$(free_port $((HPORT + 1)))
 SERVERS=()
 cleanup() {
     for p in "${SERVERS[@]}"; do kill "$p" 2>/dev/null; done

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # prepare says what it will write and refuses what cannot fit (issue 41), on private stacks
-# (own dir; ports TEST_PREPARE_SPACE_MINIO_PORT / _MARIADB_PORT, 19620 / 13387 by default):
+# (own dir; ports TEST_PREPARE_SPACE_MINIO_PORT / _MARIADB_PORT, free ports from 19620 / 13387 by default):
 #   (a) the README's `./harness prepare --containers 256` (full profile) against a MinIO whose one
 #       drive is a directory on this machine's root filesystem: the plan says 3.66 TiB of objects,
 #       3.85 TiB with the margin, the drive's free space as df reads it and the shortfall; one
@@ -23,9 +23,9 @@ STACK="$ROOT/scripts/stack"
 cd "$ROOT" || exit 1
 
 export AOPS_STACK_DIR="$TMP/stack"
-export AOPS_MINIO_PORT="${TEST_PREPARE_SPACE_MINIO_PORT:-19620}"
-export AOPS_MINIO_CONSOLE_PORT="${TEST_PREPARE_SPACE_MINIO_CONSOLE_PORT:-$((AOPS_MINIO_PORT + 1))}"
-export AOPS_MARIADB_PORT="${TEST_PREPARE_SPACE_MARIADB_PORT:-13387}"
+export AOPS_MINIO_PORT="${TEST_PREPARE_SPACE_MINIO_PORT:-$(free_port 19620)}"
+export AOPS_MINIO_CONSOLE_PORT="${TEST_PREPARE_SPACE_MINIO_CONSOLE_PORT:-$(free_port $((AOPS_MINIO_PORT + 1)))}"
+export AOPS_MARIADB_PORT="${TEST_PREPARE_SPACE_MARIADB_PORT:-$(free_port 13387)}"
 export AOPS_CREDENTIALS="$AOPS_STACK_DIR/credentials"
 LOOPS=() MNTS=()
 

@@ -147,8 +147,7 @@ check_eq "no container left after a crash" 0 "$(ours)"
 
 # Ctrl-C: 130, what ran is kept, no container left.
 # The partial figures below need an operation done: /metrics says when.
-mport=19310
-while (exec 3<>"/dev/tcp/127.0.0.1/$mport") 2>/dev/null; do mport=$((mport + 1)); done
+mport=$(free_port 19310)
 AOPS_SLEEP_US=300000 "$HARNESS" --runtime docker --containers 3 --workloads sleep --metrics-listen "127.0.0.1:$mport" \
     --metrics-linger 0 --out "$TMP/int" --quiet >/dev/null 2>&1 &
 pid=$!

@@ -118,7 +118,7 @@ fi
 
 # --- a private MinIO killed in the middle of a run ----------------------------------------
 MINIO="$ROOT/.local/bin/minio"
-PORT=${TEST_S3_KILL_PORT:-19190}
+PORT=${TEST_S3_KILL_PORT:-$(free_port 19190)}
 if [ -x "$MINIO" ] && ! (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then
     export AWS_ACCESS_KEY_ID=killtest AWS_SECRET_ACCESS_KEY=killtest-secret-0123
     MINIO_ROOT_USER=$AWS_ACCESS_KEY_ID MINIO_ROOT_PASSWORD=$AWS_SECRET_ACCESS_KEY \

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The storage stack at scale, for real, on a private stack (own dir, ports 19600/19601/13367):
+# The storage stack at scale, for real, on a private stack (own dir, free ports from 19600 and 13367):
 #   - bad --data-dirs are one line before anything starts: a directory that does not exist, four
 #     on the root filesystem (where MinIO would retry "drive not found" forever), a parity above
 #     half the drives;
@@ -27,8 +27,9 @@ STACK="$ROOT/scripts/stack"
 cd "$ROOT" || exit 1
 
 export AOPS_STACK_DIR="$TMP/stack"
-export AOPS_MINIO_PORT="${TEST_STORAGE_MINIO_PORT:-19600}" AOPS_MINIO_CONSOLE_PORT="${TEST_STORAGE_MINIO_CONSOLE_PORT:-19601}"
-export AOPS_MARIADB_PORT="${TEST_STORAGE_MARIADB_PORT:-13367}"
+export AOPS_MINIO_PORT="${TEST_STORAGE_MINIO_PORT:-$(free_port 19600)}"
+export AOPS_MINIO_CONSOLE_PORT="${TEST_STORAGE_MINIO_CONSOLE_PORT:-$(free_port $((AOPS_MINIO_PORT + 1)))}"
+export AOPS_MARIADB_PORT="${TEST_STORAGE_MARIADB_PORT:-$(free_port 13367)}"
 # No AOPS_CREDENTIALS: the harness finds the credentials scripts/stack wrote into $AOPS_STACK_DIR
 # (checked below by the run's endpoint).
 unset AOPS_CREDENTIALS
