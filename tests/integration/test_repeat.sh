@@ -107,8 +107,10 @@ check_contains "and in the summary" "warning: unstable: AOPS CV" "$(cat "$TMP/no
 "$HARNESS" report "$TMP/noisy" >/dev/null 2>&1
 check "report: unstable shown next to the headline" grep -q 'id="unstable"' "$TMP/noisy/report.html"
 # Equal runs: paced 100 ms sleeps, so a late wake-up on a loaded machine is made
-# up by the next sleep and the three runs do the same work in the same time.
-AOPS_SLEEP_PACED=1 AOPS_SLEEP_US=100000 "$HARNESS" --containers 2 --workloads sleep --repeat 3 --out "$TMP/equal" --quiet >/dev/null 2>&1
+# up by the next sleep and the three runs do the same work in the same time. Three cycles (6 s
+# runs): the last sleep's lateness is not made up, and on 2 s runs a loaded machine's 0.1-0.2 s
+# of it was enough for a CV over 5 %.
+AOPS_SLEEP_PACED=1 AOPS_SLEEP_US=100000 "$HARNESS" --containers 2 --cycles 3 --workloads sleep --repeat 3 --out "$TMP/equal" --quiet >/dev/null 2>&1
 check "three equal runs: no unstable warning ($(jq -c .repeats.aops "$TMP/equal/result.json"))" \
     jq -e '.repeats.n == 3 and .repeats.aops_cv <= 5 and (.warnings | any(test("unstable")) | not)' "$TMP/equal/result.json"
 check "three equal runs: no trend" jq -e '.repeats.trend.direction == null and (.repeats.trend.reason | type == "string")' "$TMP/equal/result.json"
@@ -143,7 +145,10 @@ check "and is stopped by --stall-timeout, nothing measured" jq -e '(.invalid_rea
 check "within seconds" test $(( $(date +%s) - t0 )) -lt 20
 
 # ---- even count, sweeps ----
-AOPS_TEST_SLOW_RUN=1 "$HARNESS" --containers 1,2 --workloads sleep --repeat 2 --out "$TMP/sweep" --quiet >/dev/null 2>&1
+# Run 1 sleeps 3 x 30 ms paced, run 2 30 ms: 1.8 s against 0.6 s, a margin no late wake-up
+# of a loaded machine closes (unpaced 1 ms sleeps, 60 ms against 20, it was not).
+AOPS_TEST_SLOW_RUN=1 AOPS_SLEEP_PACED=1 AOPS_SLEEP_US=30000 "$HARNESS" --containers 1,2 --workloads sleep --repeat 2 \
+    --out "$TMP/sweep" --quiet >/dev/null 2>&1
 check "even count: the lower of the two runs is the headline" jq -e '.repeats.median_run == 1 and .totals.aops == .repeats.aops_min' "$TMP/sweep/points/2/result.json"
 check "sweep.json: each point's spread" jq -e '([.points[] | .repeats.n == 2 and .repeats.aops_min <= .repeats.aops_max] | all) and (.points | length == 2)' "$TMP/sweep/sweep.json"
 check "each point's runs on disk" test -s "$TMP/sweep/points/1/runs/2/result.json" -a -s "$TMP/sweep/points/2/runs/2/result.json"
