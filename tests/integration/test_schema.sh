@@ -191,9 +191,6 @@ spec spec-only capacity.points[]
 # null only where a reason key goes with it (x-null-reason), or where null is a value the schema
 # explains (x-null-means: not pinned, an empty histogram, inventory this machine does not expose).
 # A $defs shape counts once per place it is used.
-null-without-reason .provenance.build.exe_sha256
-null-without-reason .provenance.servers.db.version
-null-without-reason .provenance.servers.s3.version
 null-without-reason .shards[].telemetry
 null-without-reason .shards[].telemetry.cpu_util
 null-without-reason .shards[].telemetry.read_Bps

@@ -20,8 +20,10 @@ it names one the result does not carry; those lines make the exit 1 too.
 
 x-null-reason is relative to the object holding the null: `reason` is a sibling key, `../x` a
 key of the parent object (a list counts as one level), `../../telemetry/x` up and then down, `/a/b`
-a key from the result's root (one reason for many nulls, e.g. every power figure's in telemetry). A reason key itself (reason, *_reason,
-*_unavailable) may be null: nothing to explain.
+a key from the result's root (one reason for many nulls, e.g. every power figure's in telemetry);
+a `*` stands for the null's own key (a map's entry: `/counters_unavailable/*` for
+counters.<w>.components.<name>). A reason key itself (reason, *_reason, *_unavailable) may be
+null: nothing to explain.
 
 x-null-means is for a null that is a value, not a figure missing: the schema says what it
 means (`placement.server_cpus`: the servers are not pinned). Such a key is not listed by
@@ -102,6 +104,8 @@ def nulls(schema, node, value, path, parents, out):
         if not reason:
             out.append("%s: null without a reason key" % show(path))
             return
+        if "*" in reason and path and isinstance(path[-1], str):
+            reason = reason.replace("*", path[-1])  # the null's own key: /counters_unavailable/<name>
         where, name = parents[-1] if parents else None, reason
         if name.startswith("/"):  # from the root: walk the pointer to the reason's object
             parts = name[1:].split("/")
