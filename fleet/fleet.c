@@ -258,6 +258,21 @@ static json_t *fleet_power(const struct fleet_shard *s, size_t n, const struct s
                      why[0] ? json_string(why) : json_null());
 }
 
+/* The first machine's reason at path, naming its shard and host; dflt when
+ * none has one. */
+static void host_reason(const struct fleet_shard *s, size_t n, const char *path, const char *dflt,
+                        char *out, size_t len) {
+    for (size_t i = 0; i < n; i++) {
+        const char *r = s[i].host_first ? jstr(s[i].r, path) : NULL;
+        if (r) {
+            snprintf(out, len, "shard %u (%s): %s", s[i].index,
+                     jstr(s[i].r, "shard.host") ? jstr(s[i].r, "shard.host") : "unknown host", r);
+            return;
+        }
+    }
+    snprintf(out, len, "%s", dflt);
+}
+
 json_t *fleet_telemetry(const struct fleet_shard *s, size_t n, const struct series *ser, int ok,
                         double wall, double *watts, double *pwatts, char *why, size_t len) {
     unsigned hosts = 0;
@@ -312,7 +327,15 @@ json_t *fleet_telemetry(const struct fleet_shard *s, size_t n, const struct seri
                         isfinite(*watts) ? json_null() : json_string(why));
     json_object_set_new(t, "platform_power_unavailable_reason",
                         isfinite(*pwatts) ? json_null() : json_string(pwhy));
-    json_object_set_new(t, "series", from_series ? series_json(ser) : json_array());
+    json_t *series = from_series ? series_json(ser) : json_array();
+    char cwhy[1024], dwhy[1024];
+    host_reason(s, n, "telemetry.cpu_unavailable_reason",
+                "no host has a CPU reading over the fleet's run", cwhy, sizeof cwhy);
+    host_reason(s, n, "telemetry.disk_unavailable_reason",
+                "a host has no disk reading over part of the fleet's run (a sum needs every host)",
+                dwhy, sizeof dwhy);
+    series_figure_reasons(t, cwhy, dwhy);
+    json_object_set_new(t, "series", series);
     return t;
 }
 
@@ -323,6 +346,9 @@ static json_t *f_stats(void *ctx, const struct span *s, size_t n) {
     json_t *o = json_object();
     for (size_t c = 0; c < NMCOL; c++)
         json_object_set_new(o, MCOL[c].name, col_stat(ser, MCOL[c].name, s, n));
+    series_figure_reasons(o, "no host has a CPU reading over this window",
+                          "a host has no disk reading over part of this window (a sum needs "
+                          "every host)");
     return o;
 }
 
@@ -424,7 +450,8 @@ json_t *fleet_windows(const struct fleet_shard *s, size_t n, int64_t rel_ns,
         json_array_foreach(ivs, k, iv) sp[k] = (struct span){jnum(iv, "start"), jnum(iv, "end")};
         all[na++] = (struct win_in){name, win, sp, (unsigned)m};
     }
-    struct win_src src = {ok ? f_stats : NULL, ok ? f_disk : NULL, ok ? f_wl : NULL, (void *)ser};
+    struct win_src src = {ok ? f_stats : NULL, ok ? f_disk : NULL, ok ? f_wl : NULL, (void *)ser,
+                          "the fleet has no series: a host's result carries no telemetry series"};
     windows_figures(all, na, &src);
     for (unsigned i = 0; i < na; i++)
         free(all[i].cyc);
