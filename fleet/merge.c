@@ -507,6 +507,37 @@ static json_t *merge_system(struct shard_in *u, size_t nu, unsigned hosts) {
     json_object_set_new(s, "disks", disks);
     json_object_set_new(s, "harness_version", common_str(u, nu, "system.harness_version"));
     json_object_set_new(s, "per_host", json_string("shards[].system"));
+    /* Every other key a single run has: the shards' value when they all
+     * have the same (every host has this cache, this kernel setting), else
+     * null, named in shards_differ (each shard's is in shards[].system). */
+    json_t *differ = json_array();
+    const char *key;
+    json_t *v;
+    json_object_foreach(nu ? json_object_get(u[0].r, "system") : NULL, key, v) {
+        if (json_object_get(s, key))
+            continue;
+        int same = 1;
+        for (size_t i = 1; same && i < nu; i++)
+            same = json_equal(v, json_object_get(json_object_get(u[i].r, "system"), key));
+        json_object_set_new(s, key, same ? json_deep_copy(v) : json_null());
+        if (!same)
+            json_array_append_new(differ, json_string(key));
+    }
+    /* A key whose null has its own reason key (memory_dimms_unavailable)
+     * gets the merge's. */
+    size_t k;
+    json_array_foreach(differ, k, v) {
+        char why[128];
+        snprintf(why, sizeof why, "%s_unavailable", json_string_value(v));
+        if (json_object_get(json_object_get(u[0].r, "system"), why))
+            json_object_set_new(s, why,
+                                json_string("the shards' values differ (shards[].system has "
+                                            "each)"));
+    }
+    if (json_array_size(differ))
+        json_object_set_new(s, "shards_differ", differ);
+    else
+        json_decref(differ);
     return s;
 }
 

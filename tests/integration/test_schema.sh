@@ -15,7 +15,7 @@
 #     fails here and a gap closed shows (and fails until it is taken off the list): where SPEC.md's
 #     fixed keys and the schema disagree (tests/schema/spec_keys.py), keys the schema lets be null
 #     with no reason key beside them (validate.py --nullable: none), the section keys a merged
-#     result lacks or adds against a single run, and the version-1 fixtures that do not
+#     result lacks (none) or adds against a single run, and the version-1 fixtures that do not
 #     validate once read through harness upgrade (result_upgrade()).
 # AOPS_SCHEMA_KEEP=DIR keeps the results there.
 source "$(dirname "$0")/../lib.sh"
@@ -199,10 +199,14 @@ spec spec-only capacity.points[]
 # machine does not expose). Every nullable key does one or the other: a new one that does
 # neither shows here as a "null-without-reason" line and fails.
 
-# A merged result against a single run, below the top level (where it has every key a single
-# run has, result/keys.c): the section keys it lacks and the ones only it has (storage is built
-# by the single run's function: storage.dataset_reason, as a merge does not add up the hosts'
-# data sets).
+# A merged result against a single run, below the top level. It lacks none of a single run's
+# section keys (issue 37: a value the shards agree on or that adds up, else null with its reason;
+# a new "merged-lacks" line fails here). What only a merge has is intended: the shards and how
+# they were put together (shards, merge, config.shards, containers[].shard, oplog.shards, the
+# per_host pointers, system.hosts), the fleet series' own columns, system.shards_differ (the
+# keys null because the shards differ: here command_line, --shard I/N differs) and
+# storage.dataset_reason (a merge does not add up the hosts' data sets; a single run has the
+# key only when it cannot size its own).
 merged-adds config.containers_per_shard
 merged-adds config.shards
 merged-adds containers[].shard
@@ -214,45 +218,12 @@ merged-adds shards
 merged-adds storage.dataset_reason
 merged-adds system.hosts
 merged-adds system.per_host
+merged-adds system.shards_differ
 merged-adds telemetry.per_host
 merged-adds telemetry.series[].dt
 merged-adds telemetry.series[].ops_per_s
 merged-adds telemetry.series[].power_platform_w
 merged-adds telemetry.series[].workload_read_Bps
-merged-lacks oplog.file
-merged-lacks oplog.format
-merged-lacks oplog.record_bytes
-merged-lacks oplog.records
-merged-lacks system.backends
-merged-lacks system.clusters
-merged-lacks system.command_line
-merged-lacks system.compiler
-merged-lacks system.cpu_family
-merged-lacks system.cpu_model_number
-merged-lacks system.cpu_settings
-merged-lacks system.cpu_stepping
-merged-lacks system.cpu_types
-merged-lacks system.dmi
-merged-lacks system.dmi_unavailable
-merged-lacks system.kernel_settings
-merged-lacks system.l1d_bytes
-merged-lacks system.l1i_bytes
-merged-lacks system.l2_bytes
-merged-lacks system.l3_bytes
-merged-lacks system.memory_dimms
-merged-lacks system.memory_dimms_unavailable
-merged-lacks system.nics
-merged-lacks system.os_release
-merged-lacks system.smt
-merged-lacks system.topology
-merged-lacks telemetry.baseline_read_Bps
-merged-lacks telemetry.baseline_s
-merged-lacks telemetry.baseline_unavailable_reason
-merged-lacks telemetry.data_paths
-merged-lacks telemetry.devices
-merged-lacks telemetry.read_pct_of_baseline
-merged-lacks telemetry.samples
-merged-lacks telemetry.series[].workloads
 
 # The version-1 fixtures after result_upgrade() (harness upgrade): the tiny runs' validate (the
 # keys their builds had not written yet are null, listed in not_recorded); the report's samples
