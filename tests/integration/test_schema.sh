@@ -58,6 +58,17 @@ check_eq "two shards exit 0 ($(tail -1 "$TMP/s0.log") / $(tail -1 "$TMP/s1.log")
 "$HARNESS" merge "$TMP/s0" "$TMP/s1" --out "$TMP/m" --quiet >"$TMP/m.log" 2>&1
 check_eq "merge of the two exits 0 ($(tail -1 "$TMP/m.log"))" 0 $?
 check "the merged result has two shards" jq -e '.shards | length == 2' "$TMP/m/result.json"
+# Below the top level, worked out from the shards' own results: the logs kept hold the records
+# the shards wrote, in their format; the machine's devices name its host; what differs between
+# the shards (each its own --shard I/N) is null and named.
+check_eq "merged oplog: the shards' records, format and record size, no file of its own" \
+    "$(jq -s '[(map(.oplog.records) | add), .[0].oplog.format, .[0].oplog.record_bytes, null]' -c "$TMP/s0/result.json" "$TMP/s1/result.json")" \
+    "$(jq -c '[.oplog.records, .oplog.format, .oplog.record_bytes, .oplog.file]' "$TMP/m/result.json")"
+check_eq "merged telemetry.devices: the machine's, naming its host" \
+    "$(jq -c --arg h "$(jq -r .shard.host "$TMP/s0/result.json")" '[.telemetry.devices[] | . + {host: $h}]' "$TMP/s0/result.json")" \
+    "$(jq -c '.telemetry.devices' "$TMP/m/result.json")"
+check "merged system: command_line null and named in shards_differ, smt the shards' own" \
+    jq -e --slurpfile s "$TMP/s0/result.json" '.system.command_line == null and .system.shards_differ == ["command_line"] and .system.smt == $s[0].system.smt' "$TMP/m/result.json"
 # An invalid result is a result too: a shard started after its --start-at ends at once.
 "$HARNESS" "${COMMON[@]}" --containers 1 --shard 0/2 --start-at $(($(date +%s) - 5)) --out "$TMP/late" \
     --quiet >/dev/null 2>&1
