@@ -411,6 +411,8 @@ static void figure_reasons(const struct telemetry *t, json_t *o, const char *whe
     char cpu[sizeof t->cpu_reason + 256], disk[sizeof t->disk_reason + 256];
     if (t->cpu_reason[0])
         snprintf(cpu, sizeof cpu, "%s", t->cpu_reason);
+    else if (!t->n)
+        snprintf(cpu, sizeof cpu, "no sample was taken: the run ended before its first one");
     else
         snprintf(cpu, sizeof cpu,
                  "none of the %zu samples has a CPU reading over %s (/proc/stat unreadable at an "
@@ -418,6 +420,8 @@ static void figure_reasons(const struct telemetry *t, json_t *o, const char *whe
                  t->n, where);
     if (t->disk_reason[0])
         snprintf(disk, sizeof disk, "%s", t->disk_reason);
+    else if (!t->n)
+        snprintf(disk, sizeof disk, "no sample was taken: the run ended before its first one");
     else
         snprintf(disk, sizeof disk,
                  "none of the %zu samples has a disk reading over %s (/proc/diskstats unreadable "

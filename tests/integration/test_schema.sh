@@ -2,8 +2,8 @@
 # result.json against result.schema.json, with a real validator (Debian's python3-jsonschema,
 # Draft202012Validator, in tests/schema/validate.py):
 #   - a tiny single run, a --repeat 2 run (the combined result and each run's), two shards of
-#     one fleet run and their merge, and an invalid result (a shard that missed its start), all
-#     against the real stack: each validates;
+#     one fleet run and their merge, and two invalid results (a shard that missed its start, a
+#     run whose S3 endpoint does not answer), all against the real stack: each validates;
 #   - the validator is no rubber stamp: the single run's result with a key of the wrong type, an
 #     unknown top-level key, a fixed key removed, each fails; a file that is not JSON exits 2;
 #   - the key table (result/keys.c): the merged and the repeated result have every top-level key
@@ -74,10 +74,17 @@ check "merged system: command_line null and named in shards_differ, smt the shar
     --quiet >/dev/null 2>&1
 check_eq "a shard after its --start-at: exit 1" 1 $?
 check "... invalid, with its reason" jq -e '.valid == false and (.invalid_reasons[0] | test("^missed start"))' "$TMP/late/result.json"
+# And one whose S3 endpoint does not answer: it ends before the sampler's first sample, so its
+# CPU and disk figures are null (a build before this check wrote them with no reason beside).
+"$HARNESS" "${COMMON[@]}" --containers 1 --workloads s3 --s3-endpoint http://127.0.0.1:1 \
+    --out "$TMP/nos3" --quiet >/dev/null 2>&1
+check_eq "an S3 endpoint that does not answer: exit 1" 1 $?
+check "... its CPU figure null, the reason beside it" \
+    jq -e '.telemetry.cpu_util == null and (.telemetry.cpu_unavailable_reason | test("no sample was taken"))' "$TMP/nos3/result.json"
 
 # One validator run for all of them (each start of python3 and jsonschema costs ~0.3 s here);
 # each line it prints names its file.
-ALL=(one rep rep/runs/1 rep/runs/2 s0 s1 m late)
+ALL=(one rep rep/runs/1 rep/runs/2 s0 s1 m late nos3)
 files=()
 for r in "${ALL[@]}"; do files+=("$TMP/$r/result.json"); done
 out=$(/usr/bin/python3 "$V" "${files[@]}" 2>&1)
