@@ -319,9 +319,14 @@ static int coord_setup(struct coord *c, const struct config *cfg) {
     for (unsigned w = 0; w < c->r.lay.nwl; w++) {
         const struct workload *wl = c->r.lay.wl[w];
         char v[256];
-        if (wl->backend)
-            json_object_set_new(c->servers, wl->name,
-                                wl->backend(cfg, v, sizeof v) == 0 ? json_string(v) : json_null());
+        if (wl->backend && wl->backend(cfg, v, sizeof v) == 0) {
+            json_object_set_new(c->servers, wl->name, json_string(v));
+        } else if (wl->backend) { /* null, and why beside it: v holds the error */
+            char key[96];
+            snprintf(key, sizeof key, "%s_unavailable", wl->name);
+            json_object_set_new(c->servers, wl->name, json_null());
+            json_object_set_new(c->servers, key, json_string(v));
+        }
         if (wl->server_info)
             json_object_set_new(c->server_info, wl->name, wl->server_info(cfg));
     }

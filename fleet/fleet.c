@@ -10,6 +10,7 @@
 #include "../common/json.h"
 #include "../result/stragglers.h"
 #include "../result/windows.h"
+#include "../telemetry/telemetry.h"
 #include "../workloads/workload.h"
 
 /* The machine columns: weighted by logical CPUs (shares) or summed (rates). */
@@ -200,6 +201,9 @@ static json_t *series_json(const struct series *ser) {
         json_t *pt = json_pack("{s:o, s:o}", "t", r3(row[0]), "dt", r3(row[1]));
         for (unsigned c = 0; c < ser->ncols; c++)
             json_object_set_new(pt, ser->names[c], r3(row[2 + c]));
+        /* A piece cut at every host's sample edges: no host counted over it
+         * alone (ops_per_s and workload_read_Bps spread each host's counts). */
+        json_object_set_new(pt, "workloads", json_null());
         json_array_append_new(arr, pt);
     }
     return arr;
@@ -258,6 +262,40 @@ static json_t *fleet_power(const struct fleet_shard *s, size_t n, const struct s
                      why[0] ? json_string(why) : json_null());
 }
 
+/* Every machine's array at path (its first shard's), each entry naming its
+ * host. */
+static json_t *host_list(const struct fleet_shard *s, size_t n, const char *path) {
+    json_t *out = json_array();
+    for (size_t i = 0; i < n; i++) {
+        size_t k;
+        json_t *d;
+        if (!s[i].host_first)
+            continue;
+        const char *host = jstr(s[i].r, "shard.host");
+        json_array_foreach(jget(s[i].r, path), k, d) {
+            json_t *x = json_deep_copy(d);
+            json_object_set_new(x, "host", json_string(host ? host : "unknown host"));
+            json_array_append_new(out, x);
+        }
+    }
+    return out;
+}
+
+/* The first machine's reason at path, naming its shard and host; dflt when
+ * none has one. */
+static void host_reason(const struct fleet_shard *s, size_t n, const char *path, const char *dflt,
+                        char *out, size_t len) {
+    for (size_t i = 0; i < n; i++) {
+        const char *r = s[i].host_first ? jstr(s[i].r, path) : NULL;
+        if (r) {
+            snprintf(out, len, "shard %u (%s): %s", s[i].index,
+                     jstr(s[i].r, "shard.host") ? jstr(s[i].r, "shard.host") : "unknown host", r);
+            return;
+        }
+    }
+    snprintf(out, len, "%s", dflt);
+}
+
 json_t *fleet_telemetry(const struct fleet_shard *s, size_t n, const struct series *ser, int ok,
                         double wall, double *watts, double *pwatts, char *why, size_t len) {
     unsigned hosts = 0;
@@ -312,7 +350,40 @@ json_t *fleet_telemetry(const struct fleet_shard *s, size_t n, const struct seri
                         isfinite(*watts) ? json_null() : json_string(why));
     json_object_set_new(t, "platform_power_unavailable_reason",
                         isfinite(*pwatts) ? json_null() : json_string(pwhy));
-    json_object_set_new(t, "series", from_series ? series_json(ser) : json_array());
+    json_t *series = from_series ? series_json(ser) : json_array();
+    /* Each machine's devices and data paths, naming its host. */
+    json_object_set_new(t, "devices", host_list(s, n, "telemetry.devices"));
+    json_object_set_new(t, "data_paths", host_list(s, n, "telemetry.data_paths"));
+    char cwhy[1024], dwhy[1024];
+    host_reason(s, n, "telemetry.cpu_unavailable_reason",
+                "no host has a CPU reading over the fleet's run", cwhy, sizeof cwhy);
+    host_reason(s, n, "telemetry.disk_unavailable_reason",
+                "a host has no disk reading over part of the fleet's run (a sum needs every host)",
+                dwhy, sizeof dwhy);
+    series_figure_reasons(t, cwhy, dwhy);
+    json_object_set_new(t, "samples", json_integer((json_int_t)json_array_size(series)));
+    /* Where the fleet's series starts: the earliest host's first reading. */
+    json_object_set_new(t, "baseline_s",
+                        from_series && ser->n ? json_real(ser->rows[0] - ser->rows[1])
+                                              : json_null());
+    /* The drives' baselines summed over the machines, when every one has one. */
+    double base = 0;
+    char bwhy[1024] = "";
+    for (size_t i = 0; i < n; i++) {
+        double b = jnum(s[i].r, "telemetry.baseline_read_Bps");
+        if (!s[i].host_first || bwhy[0])
+            continue;
+        if (isfinite(b) && b > 0) {
+            base += b;
+            continue;
+        }
+        const char *r = jstr(s[i].r, "telemetry.baseline_unavailable_reason");
+        snprintf(bwhy, sizeof bwhy, "shard %u (%s): %s", s[i].index,
+                 jstr(s[i].r, "shard.host") ? jstr(s[i].r, "shard.host") : "unknown host",
+                 r ? r : "no drive baseline recorded");
+    }
+    telemetry_baseline_figures(t, bwhy[0] || !hosts ? NAN : base, hosts ? bwhy : "no host", 1);
+    json_object_set_new(t, "series", series);
     return t;
 }
 
@@ -323,6 +394,9 @@ static json_t *f_stats(void *ctx, const struct span *s, size_t n) {
     json_t *o = json_object();
     for (size_t c = 0; c < NMCOL; c++)
         json_object_set_new(o, MCOL[c].name, col_stat(ser, MCOL[c].name, s, n));
+    series_figure_reasons(o, "no host has a CPU reading over this window",
+                          "a host has no disk reading over part of this window (a sum needs "
+                          "every host)");
     return o;
 }
 
@@ -424,7 +498,8 @@ json_t *fleet_windows(const struct fleet_shard *s, size_t n, int64_t rel_ns,
         json_array_foreach(ivs, k, iv) sp[k] = (struct span){jnum(iv, "start"), jnum(iv, "end")};
         all[na++] = (struct win_in){name, win, sp, (unsigned)m};
     }
-    struct win_src src = {ok ? f_stats : NULL, ok ? f_disk : NULL, ok ? f_wl : NULL, (void *)ser};
+    struct win_src src = {ok ? f_stats : NULL, ok ? f_disk : NULL, ok ? f_wl : NULL, (void *)ser,
+                          "the fleet has no series: a host's result carries no telemetry series"};
     windows_figures(all, na, &src);
     for (unsigned i = 0; i < na; i++)
         free(all[i].cyc);

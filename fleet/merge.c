@@ -507,33 +507,64 @@ static json_t *merge_system(struct shard_in *u, size_t nu, unsigned hosts) {
     json_object_set_new(s, "disks", disks);
     json_object_set_new(s, "harness_version", common_str(u, nu, "system.harness_version"));
     json_object_set_new(s, "per_host", json_string("shards[].system"));
+    /* Every other key a single run has: the shards' value when they all
+     * have the same (every host has this cache, this kernel setting), else
+     * null, named in shards_differ (each shard's is in shards[].system). */
+    json_t *differ = json_array();
+    const char *key;
+    json_t *v;
+    json_object_foreach(nu ? json_object_get(u[0].r, "system") : NULL, key, v) {
+        if (json_object_get(s, key))
+            continue;
+        int same = 1;
+        for (size_t i = 1; same && i < nu; i++)
+            same = json_equal(v, json_object_get(json_object_get(u[i].r, "system"), key));
+        json_object_set_new(s, key, same ? json_deep_copy(v) : json_null());
+        if (!same)
+            json_array_append_new(differ, json_string(key));
+    }
+    /* A key whose null has its own reason key (memory_dimms_unavailable)
+     * gets the merge's. */
+    size_t k;
+    json_array_foreach(differ, k, v) {
+        char why[128];
+        snprintf(why, sizeof why, "%s_unavailable", json_string_value(v));
+        if (json_object_get(json_object_get(u[0].r, "system"), why))
+            json_object_set_new(s, why,
+                                json_string("the shards' values differ (shards[].system has "
+                                            "each)"));
+    }
+    if (json_array_size(differ))
+        json_object_set_new(s, "shards_differ", differ);
+    else
+        json_decref(differ);
     return s;
 }
 
-/* storage{} of the fleet: what the disks read over what the workloads read. */
+/* storage{} of the fleet, by the single run's function (figures_storage):
+ * what the disks read (the fleet's series) over what the workloads read.
+ * The data set is not merged: shards on one machine may read one shared
+ * set or each their own, from one server or several, which the results do
+ * not say; each host's is against its own memory in its shard's result. */
 static void merge_storage(json_t *res, const struct series *ser, int ok, double wall) {
-    double wl = 0;
-    for (int t = 0; workload_table[t]; t++)
-        for (unsigned c = 0; c < workload_table[t]->ncounters; c++)
-            if (workload_table[t]->counters[c].unit == WL_BYTES) {
-                char path[256];
-                snprintf(path, sizeof path, "workloads.%s.%s", workload_table[t]->name,
-                         workload_table[t]->counters[c].key);
-                double b = jnum(res, path);
-                wl += isfinite(b) ? b : 0;
-            }
     struct span run = {0, wall};
     struct series_col c = series_column(ser, series_find_col(ser, "read_Bps"));
     double disk = ok && wall > 0 ? series_integral(&c, &run, 1) : NAN;
-    double served = windows_served(disk, wl), per = windows_disk_per_wl(disk, wl);
-    result_put(res, RK_STORAGE,
-               json_pack("{s:o, s:f, s:o, s:o}", "disk_read_bytes",
-                         json_num_or_null(round(disk), isfinite(disk)), "workload_read_bytes", wl,
-                         "served_from_disk",
-                         json_num_or_null(round(served * 1e4) / 1e4, isfinite(served)),
-                         "disk_bytes_per_workload_byte",
-                         json_num_or_null(round(per * 1e4) / 1e4, isfinite(per))),
-               "out of memory");
+    const char *tel_why = jstr(res, "telemetry.disk_unavailable_reason");
+    const char *cache = jstr(res, "config.cache");
+    struct storage_in in = {
+        cache ? cache : "unknown",
+        NAN,
+        "not merged: each host's data set against its own memory is in its shard's result "
+        "(shards/shard-N.result.json, storage)",
+        jnum(res, "system.memory_bytes"),
+        disk,
+        !ok        ? "the fleet has no series: a host's result carries no telemetry series"
+        : tel_why  ? tel_why
+        : wall > 0 ? "no disk reading over the fleet's run"
+                   : "the fleet has no span: no shard was released",
+        figures_workload_bytes(res)};
+    result_put(res, RK_STORAGE, figures_storage(&in), "out of memory");
 }
 
 static json_t *shard_entry(const struct shard_in *s) {
@@ -569,6 +600,7 @@ static json_t *shard_entry(const struct shard_in *s) {
         {"warnings", "warnings"},
         {"system", "system"},
         {"telemetry", "telemetry"},
+        {"telemetry_reason", "telemetry_reason"},
         {"windows", "windows"},
     };
     (void)sh;

@@ -9,6 +9,7 @@
  * for a valid merged result, 1 for an invalid one. */
 #include <dirent.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #include "../result/integrity.h"
 #include "../result/result.h"
 #include "../result/results.h"
+#include "../result/runlog.h"
 #include "../result/summary.h"
 #include "../workloads/workload.h"
 #include "merge.h"
@@ -234,6 +236,11 @@ static void keep_shards(const struct config *cfg, struct inputs *in, json_t *res
     snprintf(sub, sizeof sub, "%s/shards", dir);
     mkdir(sub, 0755);
     json_t *list = json_array();
+    /* What the kept logs hold, as a single run says of its own (runlog_json):
+     * their records summed, their format when they share one. */
+    uint64_t records = 0;
+    const json_t *fmt = NULL, *rbytes = NULL;
+    int mixed = 0, kept = 0;
     for (size_t i = 0; i < in->n; i++) {
         json_t *ji = json_object_get(json_object_get(in->r[i], "shard"), "index");
         if (!json_is_integer(ji))
@@ -267,6 +274,17 @@ static void keep_shards(const struct config *cfg, struct inputs *in, json_t *res
                                   json_sprintf("shard %d's per-operation log not found at %s: "
                                                "harness check cannot recompute this result",
                                                idx, src));
+        if (ok) {
+            const json_t *o = json_object_get(in->r[i], "oplog");
+            json_t *n = json_object_get(o, "records");
+            const json_t *f = json_object_get(o, "format"), *b = json_object_get(o, "record_bytes");
+            if (json_is_integer(n) && json_integer_value(n) > 0 &&
+                __builtin_add_overflow(records, (uint64_t)json_integer_value(n), &records))
+                records = UINT64_MAX; /* from files: held, not wrapped */
+            mixed |= kept && (!json_equal(f, fmt) || !json_equal(b, rbytes));
+            fmt = kept ? fmt : f, rbytes = kept ? rbytes : b;
+            kept = 1;
+        }
         json_array_append_new(list, json_pack("{s:i, s:O, s:s, s:o}", "shard", idx, "run_id",
                                               json_object_get(in->r[i], "run_id")
                                                   ? json_object_get(in->r[i], "run_id")
@@ -274,7 +292,12 @@ static void keep_shards(const struct config *cfg, struct inputs *in, json_t *res
                                               "result", rel, "file",
                                               ok ? json_string(lrel) : json_null()));
     }
-    result_put(res, RK_OPLOG, json_pack("{s:o}", "shards", list), NULL);
+    int same = kept && !mixed && json_is_string(fmt) && json_is_integer(rbytes) &&
+               json_integer_value(rbytes) > 0 && json_integer_value(rbytes) < 65536;
+    json_t *o = runlog_json(NULL, records, same ? (int)json_integer_value(rbytes) : -1,
+                            same ? json_string_value(fmt) : NULL);
+    json_object_set_new(o, "shards", list);
+    result_put(res, RK_OPLOG, o, NULL);
 }
 
 static void usage(FILE *f) {

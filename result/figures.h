@@ -24,6 +24,22 @@ void figures_config(const struct run_report *rep, json_t *config);
 void figures_run(const struct run_report *rep, double wall, const json_t *res, json_t **storage,
                  json_t **stragglers);
 
+/* What storage{} is made of: a single run's (figures_run) or a fleet's
+ * (harness merge). A NAN figure is null, its reason beside it. */
+struct storage_in {
+    const char *cache; /* "asis" or "cold" */
+    double dataset;    /* bytes; NAN: unknown, dataset_why says why */
+    const char *dataset_why;
+    double memory; /* bytes (system.memory_bytes); NAN: unknown */
+    double disk;   /* bytes the disks read; NAN: disk_why says why */
+    const char *disk_why;
+    double wl; /* bytes the workloads read (their byte counters) */
+};
+json_t *figures_storage(const struct storage_in *in);
+/* The bytes a result's workloads read: every counter a workload declares in
+ * bytes, summed from res.workloads. */
+double figures_workload_bytes(const json_t *res);
+
 /* The warnings of a result's steal_pct and served_from_disk (also for a
  * merged fleet). */
 void figures_warnings(json_t *res);

@@ -56,10 +56,10 @@ static json_t *build_json(void) {
                   OPTIMIZED, "sanitizers", SANITIZERS ? json_string(SANITIZERS) : json_null(),
                   "release", OPTIMIZED && !SANITIZERS);
     json_object_set_new(b, "exe", json_string(exe));
-    json_object_set_new(b, "exe_sha256",
-                        sha256_file_hex("/proc/self/exe", sha, err, sizeof err) == 0
-                            ? json_string(sha)
-                            : json_null());
+    int hashed = sha256_file_hex("/proc/self/exe", sha, err, sizeof err) == 0;
+    json_object_set_new(b, "exe_sha256", hashed ? json_string(sha) : json_null());
+    if (!hashed)
+        json_object_set_new(b, "exe_sha256_reason", json_string(err));
     return b;
 }
 

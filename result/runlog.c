@@ -7,6 +7,7 @@
 #include "runlog.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
@@ -79,8 +80,14 @@ int runlog_write(const struct run_ctx *r, unsigned nworkers, int64_t t0, double 
     if (oplog_close(w, err, errlen) != 0)
         return result_put(res, RK_OPLOG, NULL, err), -1;
     result_put(res, RK_OPLOG,
-               json_pack("{s:s, s:I, s:i, s:s}", "file", OPLOG_FILE, "records", (json_int_t)records,
-                         "record_bytes", (int)sizeof(struct oplog_rec), "format", OPLOG_MAGIC),
-               NULL);
+               runlog_json(OPLOG_FILE, records, (int)sizeof(struct oplog_rec), OPLOG_MAGIC), NULL);
     return 0;
+}
+
+json_t *runlog_json(const char *file, uint64_t records, int record_bytes, const char *format) {
+    return json_pack("{s:o, s:I, s:o, s:o}", "file", file ? json_string(file) : json_null(),
+                     "records",
+                     (json_int_t)(records < (uint64_t)INT64_MAX ? records : (uint64_t)INT64_MAX),
+                     "record_bytes", record_bytes >= 0 ? json_integer(record_bytes) : json_null(),
+                     "format", format ? json_string(format) : json_null());
 }

@@ -5,6 +5,7 @@
 #define AOPS_RUNLOG_H
 
 #include <jansson.h>
+#include <stdint.h>
 
 #include "run.h"
 
@@ -19,6 +20,12 @@ void runlog_new_id(char out[RUNLOG_ID_LEN]);
  * clock), and record run_id and an "oplog" block {file, records,
  * record_bytes, format} in res. 0, or -1 with err set (res has run_id but
  * no oplog block then). */
+/* oplog{file, records, record_bytes, format}, as a result says it: a single
+ * run's (runlog_write) and a merge's (harness merge, whose file is NULL:
+ * one log per shard, in oplog.shards[]; record_bytes < 0 and format NULL
+ * when the shards' logs differ or none was kept). */
+json_t *runlog_json(const char *file, uint64_t records, int record_bytes, const char *format);
+
 int runlog_write(const struct run_ctx *r, unsigned nworkers, int64_t t0, double t0_wall,
                  const char *run_id, json_t *res, char *err, size_t errlen);
 

@@ -30,6 +30,11 @@ static void add_figures(json_t *o, const struct win_src *src, const struct span 
     double disk = src->disk_bytes ? src->disk_bytes(src->ctx, s, n) : NAN;
     double wl = src->wl_bytes ? src->wl_bytes(src->ctx, s, n) : NAN;
     json_object_set_new(o, "disk_read_bytes", rounded(disk, 1));
+    /* The stats say why their read_Bps is null, and disk is its integral;
+     * without stats the source says why there is nothing. */
+    if (!isfinite(disk) && !json_object_get(o, "disk_unavailable_reason"))
+        json_object_set_new(o, "disk_unavailable_reason",
+                            json_string(src->why ? src->why : "no disk figure over this window"));
     json_object_set_new(o, "workload_read_bytes", rounded(wl, 1));
     json_object_set_new(o, "served_from_disk", rounded(windows_served(disk, wl), 1e-4));
     json_object_set_new(o, "disk_bytes_per_workload_byte",
@@ -176,7 +181,8 @@ json_t *windows_build(const struct run_report *rep) {
         in[nw++] = (struct win_in){lay->wl[w]->name, win, cyc, nc};
     }
     struct win_src src = {rep->tel ? rep_stats : NULL, rep->tel ? rep_disk : NULL,
-                          rep->tel ? tel_wl : NULL, (void *)rep};
+                          rep->tel ? tel_wl : NULL, (void *)rep,
+                          "the run has no telemetry (telemetry_reason says why)"};
     windows_figures(in, nw, &src);
     for (unsigned i = 0; i < nw; i++)
         free(in[i].cyc);

@@ -31,6 +31,9 @@ struct win_src {
      * files searched: every counter a workload declares in bytes); NAN unknown */
     double (*wl_bytes)(void *ctx, const struct span *s, size_t n);
     void *ctx;
+    /* why there is no figure at all when stats is NULL (no sampler, no
+     * fleet series): the disk_unavailable_reason beside disk_read_bytes */
+    const char *why;
 };
 
 /* One workload's per-cycle intervals, in cycle order (seconds since the

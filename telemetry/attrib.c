@@ -457,10 +457,14 @@ static json_t *window_cpu(const struct attrib *a, const size_t (*pr)[2], size_t 
         json_object_set_new(w, "other", json_null());
         json_object_set_new(unavailable, "other", json_string(a->machine_why));
     }
-    json_object_set_new(
-        w, "machine",
-        mok ? json_pack("{s:f, s:f, s:f}", "cpu_s", total, "busy_s", busy, "steal_s", steal)
-            : json_null());
+    /* The machine as a component of itself (SPEC: every row has cpu_s,
+     * cpu_s_per_op and share): its share is 100 % by definition. */
+    json_t *mach = mok ? entry(total, NAN, NAN, ops, total) : json_null();
+    if (mok) {
+        json_object_set_new(mach, "busy_s", json_real(busy));
+        json_object_set_new(mach, "steal_s", json_real(steal));
+    }
+    json_object_set_new(w, "machine", mach);
     json_object_set_new(w, "ops", json_integer((json_int_t)ops));
     json_object_set_new(w, "sampled_from", json_real(a->s[pr[0][0]].t));
     json_object_set_new(w, "sampled_to", json_real(a->s[pr[np - 1][1]].t));

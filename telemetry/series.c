@@ -124,6 +124,26 @@ json_t *series_stat_json(const struct series_col *c, const struct span *s, size_
     return json_pack("{s:o, s:o}", "mean", rounded(mean), "peak", rounded(peak));
 }
 
+/* key of o is present and null */
+static int null_at(const json_t *o, const char *key) {
+    const json_t *v = json_object_get(o, key);
+    return v && json_is_null(v);
+}
+
+void series_figure_reasons(json_t *o, const char *cpu_why, const char *disk_why) {
+    static const char *const cpu[] = {"cpu_util", "steal_pct"};
+    static const char *const disk[] = {"read_Bps", "read_iops", "write_Bps", "write_iops"};
+    int nc = 0, nd = 0;
+    for (size_t i = 0; i < sizeof cpu / sizeof *cpu; i++)
+        nc += null_at(o, cpu[i]);
+    for (size_t i = 0; i < sizeof disk / sizeof *disk; i++)
+        nd += null_at(o, disk[i]);
+    if (nc && !json_object_get(o, "cpu_unavailable_reason"))
+        json_object_set_new(o, "cpu_unavailable_reason", json_string(cpu_why));
+    if (nd && !json_object_get(o, "disk_unavailable_reason"))
+        json_object_set_new(o, "disk_unavailable_reason", json_string(disk_why));
+}
+
 void series_init(struct series *s) {
     memset(s, 0, sizeof *s);
 }

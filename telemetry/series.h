@@ -59,6 +59,14 @@ double series_integral(const struct series_col *c, const struct span *s, size_t 
  * nothing was measured there. */
 json_t *series_stat_json(const struct series_col *c, const struct span *s, size_t n);
 
+/* The reasons beside o's null figures (result.schema.json's x-null-reason):
+ * when cpu_util or steal_pct is null, cpu_unavailable_reason = cpu_why;
+ * when a disk figure (read_Bps, read_iops, write_Bps, write_iops) is null,
+ * disk_unavailable_reason = disk_why. A reason o already has is kept. The
+ * sampler's run and windows and a fleet's call it, so that every null
+ * figure has its reason one key away. */
+void series_figure_reasons(json_t *o, const char *cpu_why, const char *disk_why);
+
 /* An owned series with named columns, for series that come from JSON (a
  * fleet's shards) rather than from a sampler. */
 #define SERIES_MAX_COLS 32

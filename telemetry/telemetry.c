@@ -379,28 +379,56 @@ static json_t *num(double v) {
     return isnan(v) ? json_null() : json_real(round(v * 1000.0) / 1000.0);
 }
 
-/* read_pct_of_baseline{mean, peak}: o's read_Bps as a percentage of the
- * drives' summed fio sequential-read baseline, or null; the run's object
- * also gets the sum and, without one, the reason. */
-static void baseline_pct(const struct telemetry *t, json_t *o, int run) {
+void telemetry_baseline_figures(json_t *o, double baseline_bps, const char *why, int run) {
     json_t *r = json_object_get(o, "read_Bps");
-    int have = !isnan(t->baseline_bps) && t->baseline_bps > 0;
+    int have = !isnan(baseline_bps) && baseline_bps > 0;
     int ok = have && json_is_object(r);
     json_object_set_new(
         o, "read_pct_of_baseline",
         ok ? json_pack("{s:o, s:o}", "mean",
-                       num(json_number_value(json_object_get(r, "mean")) / t->baseline_bps * 100.0),
+                       num(json_number_value(json_object_get(r, "mean")) / baseline_bps * 100.0),
                        "peak",
-                       num(json_number_value(json_object_get(r, "peak")) / t->baseline_bps * 100.0))
+                       num(json_number_value(json_object_get(r, "peak")) / baseline_bps * 100.0))
            : json_null());
     if (!run)
         return; /* a window: the rest is the run's */
-    json_object_set_new(o, "baseline_read_Bps", json_num_or_null(t->baseline_bps, have));
+    json_object_set_new(o, "baseline_read_Bps", json_num_or_null(baseline_bps, have));
     if (!ok)
         json_object_set_new(o, "baseline_unavailable_reason",
                             json_string(have ? "no storage read figure to compare with it (see "
                                                "disk_unavailable_reason)"
-                                             : t->baseline_why));
+                                             : why));
+}
+
+static void baseline_pct(const struct telemetry *t, json_t *o, int run) {
+    telemetry_baseline_figures(o, t->baseline_bps, t->baseline_why, run);
+}
+
+/* Why o's CPU or disk figures are null (series_figure_reasons): the source
+ * that could not be opened, else no sample with a reading over the span
+ * (where, "the run" or "this window"). */
+static void figure_reasons(const struct telemetry *t, json_t *o, const char *where) {
+    char cpu[sizeof t->cpu_reason + 256], disk[sizeof t->disk_reason + 256];
+    if (t->cpu_reason[0])
+        snprintf(cpu, sizeof cpu, "%s", t->cpu_reason);
+    else if (!t->n)
+        snprintf(cpu, sizeof cpu, "no sample was taken: the run ended before its first one");
+    else
+        snprintf(cpu, sizeof cpu,
+                 "none of the %zu samples has a CPU reading over %s (/proc/stat unreadable at an "
+                 "interval's start or end, or its counters did not advance)",
+                 t->n, where);
+    if (t->disk_reason[0])
+        snprintf(disk, sizeof disk, "%s", t->disk_reason);
+    else if (!t->n)
+        snprintf(disk, sizeof disk, "no sample was taken: the run ended before its first one");
+    else
+        snprintf(disk, sizeof disk,
+                 "none of the %zu samples has a disk reading over %s (/proc/diskstats unreadable "
+                 "at an interval's start or end, a sampled device missing from it, or a counter "
+                 "that went back)",
+                 t->n, where);
+    series_figure_reasons(o, cpu, disk);
 }
 
 /* Mean (weighted by each point's overlap with [start, end], within the
@@ -473,8 +501,10 @@ json_t *telemetry_spans_json(const struct telemetry *t, const struct span *s, si
         struct series_col c = column(t, m);
         json_object_set_new(o, metric_name(t, m), series_stat_json(&c, s, n));
     }
-    if (t)
+    if (t) {
         baseline_pct(t, o, 0);
+        figure_reasons(t, o, "this window");
+    }
     return o;
 }
 
@@ -522,8 +552,6 @@ json_t *telemetry_json(const struct telemetry *t) {
     why = power_set_reason(t->ps, PSCOPE_PLATFORM);
     json_object_set_new(o, "platform_power_unavailable_reason",
                         why[0] ? json_string(why) : json_null());
-    if (t->stat_fd < 0)
-        json_object_set_new(o, "cpu_unavailable_reason", json_string(t->cpu_reason));
 
     json_t *devs = json_array();
     for (int i = 0; i < t->ndevs; i++)
@@ -531,8 +559,7 @@ json_t *telemetry_json(const struct telemetry *t) {
                                               t->devs[i].major, "minor", t->devs[i].minor));
     json_object_set_new(o, "devices", devs);
     json_object_set_new(o, "data_paths", json_copy(t->data_paths));
-    if (t->disk_reason[0])
-        json_object_set_new(o, "disk_unavailable_reason", json_string(t->disk_reason));
+    figure_reasons(t, o, "the run");
     json_object_set_new(o, "samples", json_integer((json_int_t)t->n));
     /* What the run's means and peaks cover, and when the baselines were
      * read (before the release: its clock does not include them). */

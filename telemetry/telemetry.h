@@ -63,6 +63,12 @@ json_t *telemetry_window_json(const struct telemetry *t, double start, double en
 /* result.json's storage_baseline: the fio baseline of each device sampled
  * (telemetry/baseline.h), null when no baseline file exists. */
 json_t *telemetry_baseline_json(const struct telemetry *t);
+/* read_pct_of_baseline{mean, peak}: o's read_Bps as a percentage of the
+ * drives' summed fio sequential-read baseline (baseline_bps; NAN or 0: none,
+ * why says why), or null; with run, o (the run's telemetry, a single host's
+ * or a fleet's) also gets baseline_read_Bps and, when the percentage is
+ * null, baseline_unavailable_reason. */
+void telemetry_baseline_figures(json_t *o, double baseline_bps, const char *why, int run);
 /* Why there is none (NULL when there is). */
 const char *telemetry_baseline_why(const struct telemetry *t);
 

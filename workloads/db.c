@@ -333,6 +333,8 @@ static json_t *db_server_info(const struct config *cfg) {
     snprintf(sql + strlen(sql), sizeof sql - strlen(sql), ")");
     MYSQL_RES *r;
     MYSQL_ROW row;
+    json_object_set_new(out, "version", json_null());
+    json_object_set_new(out, "version_comment", json_null());
     if (mysql_query(m, "SELECT VERSION(), @@version_comment") == 0 && (r = mysql_store_result(m))) {
         if ((row = mysql_fetch_row(r))) {
             json_object_set_new(out, "version", row[0] ? json_string(row[0]) : json_null());
@@ -340,6 +342,10 @@ static json_t *db_server_info(const struct config *cfg) {
         }
         mysql_free_result(r);
     }
+    if (json_is_null(json_object_get(out, "version"))) /* the reason beside the null */
+        json_object_set_new(out, "unavailable",
+                            json_sprintf("SELECT VERSION() gave no version: %s",
+                                         mysql_errno(m) ? mysql_error(m) : "no row, or NULL"));
     if (mysql_query(m, sql) == 0 && (r = mysql_store_result(m))) {
         while ((row = mysql_fetch_row(r)))
             if (row[0])

@@ -222,6 +222,10 @@ json_t *s3_server_info(const struct config *cfg) {
     } else {
         json_object_set_new(out, "version", own ? json_string(own) : json_null());
         json_object_set_new(out, "version_source", json_string("MinIO admin info API"));
+        if (!own) /* the reason beside the null */
+            json_object_set_new(out, "unavailable",
+                                json_string("MinIO's admin info named no version for its first "
+                                            "server, and the stack recorded none"));
     }
     json_decref(info);
     return out;

@@ -2,21 +2,21 @@
 # result.json against result.schema.json, with a real validator (Debian's python3-jsonschema,
 # Draft202012Validator, in tests/schema/validate.py):
 #   - a tiny single run, a --repeat 2 run (the combined result and each run's), two shards of
-#     one fleet run and their merge, and an invalid result (a shard that missed its start), all
-#     against the real stack: each validates;
+#     one fleet run and their merge, and two invalid results (a shard that missed its start, a
+#     run whose S3 endpoint does not answer), all against the real stack: each validates;
 #   - the validator is no rubber stamp: the single run's result with a key of the wrong type, an
 #     unknown top-level key, a fixed key removed, each fails; a file that is not JSON exits 2;
 #   - the key table (result/keys.c): the merged and the repeated result have every top-level key
 #     of the single run (null with its reason where it cannot be merged), harness check passes
 #     the single, repeated, shard and merged results and names a null without its reason;
+#   - every null in each of those results has its reason key beside it, present and not null
+#     (validate.py --nulls; how many nulls there are is the machine's: RAPL, PCIe disks);
 #   - KNOWN_GAPS below pins today's distance from the contract of issue 37, so that new drift
 #     fails here and a gap closed shows (and fails until it is taken off the list): where SPEC.md's
 #     fixed keys and the schema disagree (tests/schema/spec_keys.py), keys the schema lets be null
-#     with no reason key beside them (validate.py --nullable), the top-level and section keys a
-#     merged result lacks or adds against a single run, and the version-1 fixtures that do not
-#     validate once read through harness upgrade (result_upgrade()). The nulls without a reason
-#     in each result are counted and printed, not pinned (a machine with RAPL or PCIe disks has
-#     fewer).
+#     with no reason key beside them (validate.py --nullable: none), the section keys a merged
+#     result lacks (none) or adds against a single run, and the version-1 fixtures that do not
+#     validate once read through harness upgrade (result_upgrade()).
 # AOPS_SCHEMA_KEEP=DIR keeps the results there.
 source "$(dirname "$0")/../lib.sh"
 cd "$ROOT" || exit 1
@@ -58,15 +58,33 @@ check_eq "two shards exit 0 ($(tail -1 "$TMP/s0.log") / $(tail -1 "$TMP/s1.log")
 "$HARNESS" merge "$TMP/s0" "$TMP/s1" --out "$TMP/m" --quiet >"$TMP/m.log" 2>&1
 check_eq "merge of the two exits 0 ($(tail -1 "$TMP/m.log"))" 0 $?
 check "the merged result has two shards" jq -e '.shards | length == 2' "$TMP/m/result.json"
+# Below the top level, worked out from the shards' own results: the logs kept hold the records
+# the shards wrote, in their format; the machine's devices name its host; what differs between
+# the shards (each its own --shard I/N) is null and named.
+check_eq "merged oplog: the shards' records, format and record size, no file of its own" \
+    "$(jq -s '[(map(.oplog.records) | add), .[0].oplog.format, .[0].oplog.record_bytes, null]' -c "$TMP/s0/result.json" "$TMP/s1/result.json")" \
+    "$(jq -c '[.oplog.records, .oplog.format, .oplog.record_bytes, .oplog.file]' "$TMP/m/result.json")"
+check_eq "merged telemetry.devices: the machine's, naming its host" \
+    "$(jq -c --arg h "$(jq -r .shard.host "$TMP/s0/result.json")" '[.telemetry.devices[] | . + {host: $h}]' "$TMP/s0/result.json")" \
+    "$(jq -c '.telemetry.devices' "$TMP/m/result.json")"
+check "merged system: command_line null and named in shards_differ, smt the shards' own" \
+    jq -e --slurpfile s "$TMP/s0/result.json" '.system.command_line == null and .system.shards_differ == ["command_line"] and .system.smt == $s[0].system.smt' "$TMP/m/result.json"
 # An invalid result is a result too: a shard started after its --start-at ends at once.
 "$HARNESS" "${COMMON[@]}" --containers 1 --shard 0/2 --start-at $(($(date +%s) - 5)) --out "$TMP/late" \
     --quiet >/dev/null 2>&1
 check_eq "a shard after its --start-at: exit 1" 1 $?
 check "... invalid, with its reason" jq -e '.valid == false and (.invalid_reasons[0] | test("^missed start"))' "$TMP/late/result.json"
+# And one whose S3 endpoint does not answer: it ends before the sampler's first sample, so its
+# CPU and disk figures are null (a build before this check wrote them with no reason beside).
+"$HARNESS" "${COMMON[@]}" --containers 1 --workloads s3 --s3-endpoint http://127.0.0.1:1 \
+    --out "$TMP/nos3" --quiet >/dev/null 2>&1
+check_eq "an S3 endpoint that does not answer: exit 1" 1 $?
+check "... its CPU figure null, the reason beside it" \
+    jq -e '.telemetry.cpu_util == null and (.telemetry.cpu_unavailable_reason | test("no sample was taken"))' "$TMP/nos3/result.json"
 
 # One validator run for all of them (each start of python3 and jsonschema costs ~0.3 s here);
 # each line it prints names its file.
-ALL=(one rep rep/runs/1 rep/runs/2 s0 s1 m late)
+ALL=(one rep rep/runs/1 rep/runs/2 s0 s1 m late nos3)
 files=()
 for r in "${ALL[@]}"; do files+=("$TMP/$r/result.json"); done
 out=$(/usr/bin/python3 "$V" "${files[@]}" 2>&1)
@@ -127,12 +145,18 @@ check_eq "a file that is not JSON: exit 2" 2 $?
 check_contains "... one line saying so" "not JSON" "$out"
 check_eq "... only one line" 1 "$(wc -l <<<"$out")"
 
-# ---- nulls without a reason, counted (not pinned: the machine decides many) -----------------------
-out=$(/usr/bin/python3 "$V" --nulls "$TMP/one/result.json" "$TMP/rep/result.json" "$TMP/m/result.json")
-for r in one rep m; do
+# ---- every null with its reason beside it ----------------------------------------------------------
+# validate.py --nulls: each null the schema explains by a reason key (x-null-reason) has that key,
+# non-null, in the result; the schema lets no key be null with neither (KNOWN_GAPS below).
+# How many nulls each result has is the machine's (RAPL, PCIe disks, a BMC); that each has its
+# reason is the code's.
+results=()
+for r in "${ALL[@]}"; do results+=("$TMP/$r/result.json"); done
+out=$(/usr/bin/python3 "$V" --nulls "${results[@]}" 2>&1)
+for r in "${ALL[@]}"; do
     lines=$(grep -F "$TMP/$r/result.json: " <<<"$out" | grep ': null')
-    echo "info: $r/result.json: $(grep -c . <<<"$lines") nulls without a reason key, at" \
-        "$(sed 's/^[^:]*: //; s/\[[0-9]*\]/[]/g' <<<"$lines" | sort -u | grep -c .) distinct key paths"
+    check_eq "$r/result.json: every null has its reason key ($(jq '[paths(. == null)] | length' "$TMP/$r/result.json") nulls)" \
+        "" "$lines"
 done
 
 # ---- today's gaps, pinned -----------------------------------------------------------------------
@@ -173,16 +197,12 @@ PY
 }
 KNOWN_GAPS=$(
     cat <<'EOF'
-# SPEC.md against the schema (tests/schema/spec_keys.py): attribution's machine has no cpu_s_per_op
-# or share; capacity is written to DIR/capacity.json by harness capacity, not into a result.json
-# (README, "The most agents within the SLO"); three items of SPEC are prose, not key names.
+# SPEC.md against the schema (tests/schema/spec_keys.py): capacity is written to
+# DIR/capacity.json by harness capacity, not into a result.json (README, "The most agents within
+# the SLO"); three items of SPEC are prose, not key names.
 spec prose clock offset ± uncertainty
 spec prose data hashes
 spec prose ready / release times
-spec spec-only attribution.*.machine.cpu_s_per_op
-spec spec-only attribution.*.machine.share
-spec spec-only attribution.run.machine.cpu_s_per_op
-spec spec-only attribution.run.machine.share
 spec spec-only capacity
 spec spec-only capacity.agents_at_slo
 spec spec-only capacity.aops_at_slo
@@ -191,104 +211,20 @@ spec spec-only capacity.offered_ops_per_s
 spec spec-only capacity.points
 spec spec-only capacity.points[]
 
-# Keys the schema lets be null with no reason key beside them (validate.py --nullable); issue 37:
-# null only where a reason key goes with it (x-null-reason), or where null is a value the schema
-# explains (x-null-means: not pinned, an empty histogram, inventory this machine does not expose).
-# A $defs shape counts once per place it is used.
-null-without-reason .provenance.build.exe_sha256
-null-without-reason .provenance.servers.db.version
-null-without-reason .provenance.servers.s3.version
-null-without-reason .shards[].telemetry
-null-without-reason .shards[].telemetry.cpu_util
-null-without-reason .shards[].telemetry.read_Bps
-null-without-reason .shards[].telemetry.read_iops
-null-without-reason .shards[].telemetry.steal_pct
-null-without-reason .shards[].telemetry.write_Bps
-null-without-reason .shards[].telemetry.write_iops
-null-without-reason .shards[].windows.db.cpu_util
-null-without-reason .shards[].windows.db.disk_bytes_per_workload_byte
-null-without-reason .shards[].windows.db.disk_read_bytes
-null-without-reason .shards[].windows.db.exclusive.cpu_util
-null-without-reason .shards[].windows.db.exclusive.disk_bytes_per_workload_byte
-null-without-reason .shards[].windows.db.exclusive.disk_read_bytes
-null-without-reason .shards[].windows.db.exclusive.read_Bps
-null-without-reason .shards[].windows.db.exclusive.read_iops
-null-without-reason .shards[].windows.db.exclusive.served_from_disk
-null-without-reason .shards[].windows.db.exclusive.steal_pct
-null-without-reason .shards[].windows.db.exclusive.write_Bps
-null-without-reason .shards[].windows.db.exclusive.write_iops
-null-without-reason .shards[].windows.db.read_Bps
-null-without-reason .shards[].windows.db.read_iops
-null-without-reason .shards[].windows.db.served_from_disk
-null-without-reason .shards[].windows.db.steal_pct
-null-without-reason .shards[].windows.db.write_Bps
-null-without-reason .shards[].windows.db.write_iops
-null-without-reason .shards[].windows.s3.cpu_util
-null-without-reason .shards[].windows.s3.disk_bytes_per_workload_byte
-null-without-reason .shards[].windows.s3.disk_read_bytes
-null-without-reason .shards[].windows.s3.exclusive.cpu_util
-null-without-reason .shards[].windows.s3.exclusive.disk_bytes_per_workload_byte
-null-without-reason .shards[].windows.s3.exclusive.disk_read_bytes
-null-without-reason .shards[].windows.s3.exclusive.read_Bps
-null-without-reason .shards[].windows.s3.exclusive.read_iops
-null-without-reason .shards[].windows.s3.exclusive.served_from_disk
-null-without-reason .shards[].windows.s3.exclusive.steal_pct
-null-without-reason .shards[].windows.s3.exclusive.write_Bps
-null-without-reason .shards[].windows.s3.exclusive.write_iops
-null-without-reason .shards[].windows.s3.read_Bps
-null-without-reason .shards[].windows.s3.read_iops
-null-without-reason .shards[].windows.s3.served_from_disk
-null-without-reason .shards[].windows.s3.steal_pct
-null-without-reason .shards[].windows.s3.write_Bps
-null-without-reason .shards[].windows.s3.write_iops
-null-without-reason .shards[].windows.search.cpu_util
-null-without-reason .shards[].windows.search.disk_bytes_per_workload_byte
-null-without-reason .shards[].windows.search.disk_read_bytes
-null-without-reason .shards[].windows.search.exclusive.cpu_util
-null-without-reason .shards[].windows.search.exclusive.disk_bytes_per_workload_byte
-null-without-reason .shards[].windows.search.exclusive.disk_read_bytes
-null-without-reason .shards[].windows.search.exclusive.read_Bps
-null-without-reason .shards[].windows.search.exclusive.read_iops
-null-without-reason .shards[].windows.search.exclusive.served_from_disk
-null-without-reason .shards[].windows.search.exclusive.steal_pct
-null-without-reason .shards[].windows.search.exclusive.write_Bps
-null-without-reason .shards[].windows.search.exclusive.write_iops
-null-without-reason .shards[].windows.search.read_Bps
-null-without-reason .shards[].windows.search.read_iops
-null-without-reason .shards[].windows.search.served_from_disk
-null-without-reason .shards[].windows.search.steal_pct
-null-without-reason .shards[].windows.search.write_Bps
-null-without-reason .shards[].windows.search.write_iops
-null-without-reason .storage.disk_bytes_per_workload_byte
-null-without-reason .storage.disk_read_bytes
-null-without-reason .storage.served_from_disk
-null-without-reason .telemetry.cpu_util
-null-without-reason .telemetry.read_Bps
-null-without-reason .telemetry.read_iops
-null-without-reason .telemetry.steal_pct
-null-without-reason .telemetry.write_Bps
-null-without-reason .telemetry.write_iops
-null-without-reason .windows.*.cpu_util
-null-without-reason .windows.*.disk_bytes_per_workload_byte
-null-without-reason .windows.*.disk_read_bytes
-null-without-reason .windows.*.exclusive.cpu_util
-null-without-reason .windows.*.exclusive.disk_bytes_per_workload_byte
-null-without-reason .windows.*.exclusive.disk_read_bytes
-null-without-reason .windows.*.exclusive.read_Bps
-null-without-reason .windows.*.exclusive.read_iops
-null-without-reason .windows.*.exclusive.served_from_disk
-null-without-reason .windows.*.exclusive.steal_pct
-null-without-reason .windows.*.exclusive.write_Bps
-null-without-reason .windows.*.exclusive.write_iops
-null-without-reason .windows.*.read_Bps
-null-without-reason .windows.*.read_iops
-null-without-reason .windows.*.served_from_disk
-null-without-reason .windows.*.steal_pct
-null-without-reason .windows.*.write_Bps
-null-without-reason .windows.*.write_iops
+# (none) Keys the schema lets be null with no reason key beside them (validate.py --nullable):
+# issue 37 asks for null only where a reason key goes with it (x-null-reason), or where null is a
+# value the schema explains (x-null-means: not pinned, an empty histogram, inventory this
+# machine does not expose). Every nullable key does one or the other: a new one that does
+# neither shows here as a "null-without-reason" line and fails.
 
-# A merged result against a single run, below the top level (where it has every key a single
-# run has, result/keys.c): the section keys it lacks and the ones only it has.
+# A merged result against a single run, below the top level. It lacks none of a single run's
+# section keys (issue 37: a value the shards agree on or that adds up, else null with its reason;
+# a new "merged-lacks" line fails here). What only a merge has is intended: the shards and how
+# they were put together (shards, merge, config.shards, containers[].shard, oplog.shards, the
+# per_host pointers, system.hosts), the fleet series' own columns, system.shards_differ (the
+# keys null because the shards differ: here command_line, --shard I/N differs) and
+# storage.dataset_reason (a merge does not add up the hosts' data sets; a single run has the
+# key only when it cannot size its own).
 merged-adds config.containers_per_shard
 merged-adds config.shards
 merged-adds containers[].shard
@@ -297,58 +233,20 @@ merged-adds merge
 merged-adds oplog.shards
 merged-adds provenance.per_host
 merged-adds shards
+merged-adds storage.dataset_reason
 merged-adds system.hosts
 merged-adds system.per_host
+merged-adds system.shards_differ
 merged-adds telemetry.per_host
 merged-adds telemetry.series[].dt
 merged-adds telemetry.series[].ops_per_s
 merged-adds telemetry.series[].power_platform_w
 merged-adds telemetry.series[].workload_read_Bps
-merged-lacks oplog.file
-merged-lacks oplog.format
-merged-lacks oplog.record_bytes
-merged-lacks oplog.records
-merged-lacks storage.cache
-merged-lacks storage.dataset_bytes
-merged-lacks storage.dataset_to_memory
-merged-lacks storage.memory_bytes
-merged-lacks system.backends
-merged-lacks system.clusters
-merged-lacks system.command_line
-merged-lacks system.compiler
-merged-lacks system.cpu_family
-merged-lacks system.cpu_model_number
-merged-lacks system.cpu_settings
-merged-lacks system.cpu_stepping
-merged-lacks system.cpu_types
-merged-lacks system.dmi
-merged-lacks system.dmi_unavailable
-merged-lacks system.kernel_settings
-merged-lacks system.l1d_bytes
-merged-lacks system.l1i_bytes
-merged-lacks system.l2_bytes
-merged-lacks system.l3_bytes
-merged-lacks system.memory_dimms
-merged-lacks system.memory_dimms_unavailable
-merged-lacks system.nics
-merged-lacks system.os_release
-merged-lacks system.smt
-merged-lacks system.topology
-merged-lacks telemetry.baseline_read_Bps
-merged-lacks telemetry.baseline_s
-merged-lacks telemetry.baseline_unavailable_reason
-merged-lacks telemetry.data_paths
-merged-lacks telemetry.devices
-merged-lacks telemetry.read_pct_of_baseline
-merged-lacks telemetry.samples
-merged-lacks telemetry.series[].workloads
 
-# The version-1 fixtures after result_upgrade() (harness upgrade): the tiny runs' validate (the
-# keys their builds had not written yet are null, listed in not_recorded); the report's samples
-# are hand-written and carry keys of a shape no build wrote (a top-level "harness",
-# config.corpus.manifest{files, bytes, sha256}).
-fixture-invalid tests/fixtures/result-sample-a.json (schema_version 1, upgraded)
-fixture-invalid tests/fixtures/result-sample-b.json (schema_version 1, upgraded)
+# The version-1 fixtures after result_upgrade() (harness upgrade): none is short of the schema.
+# The tiny runs' are an earlier build's (the keys it had not written yet are null, listed in
+# not_recorded); the report's samples are hand-written figures in the shape a version-1 build
+# wrote (tests/fixtures/result-v1-tiny.json's keys, their own series' means and peaks).
 EOF
 )
 now=$(gaps | sort)

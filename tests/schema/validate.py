@@ -20,8 +20,14 @@ it names one the result does not carry; those lines make the exit 1 too.
 
 x-null-reason is relative to the object holding the null: `reason` is a sibling key, `../x` a
 key of the parent object (a list counts as one level), `../../telemetry/x` up and then down, `/a/b`
-a key from the result's root (one reason for many nulls, e.g. every power figure's in telemetry). A reason key itself (reason, *_reason,
-*_unavailable) may be null: nothing to explain.
+a key from the result's root (one reason for many nulls, e.g. every power figure's in telemetry);
+a `*` stands for the null's own key (a map's entry: `/counters_unavailable/*` for
+counters.<w>.components.<name>). A reason key itself (reason, *_reason, *_unavailable) may be
+null: nothing to explain.
+
+In a result read through result_upgrade() (harness upgrade), a null at a key its
+not_recorded.keys lists is an older build's key it did not write: not_recorded.reason explains
+it.
 
 x-null-means is for a null that is a value, not a figure missing: the schema says what it
 means (`placement.server_cpus`: the servers are not pinned). Such a key is not listed by
@@ -88,10 +94,29 @@ def child(schema, node, key):
     return extra if isinstance(extra, dict) else None
 
 
+def not_recorded(parents, path):
+    """Whether path is one the result's not_recorded.keys lists (`a.b`, `a[].b`, `a.*.b`): a
+    key an older build did not write, null in the result result_upgrade() made of it."""
+    root = parents[0] if parents else None
+    keys = ((root or {}).get("not_recorded") or {}).get("keys") if isinstance(root, dict) else None
+    for k in keys if isinstance(keys, list) else []:
+        want = []
+        for part in str(k).split("."):
+            name, arrays = re.match(r"^(.*?)((?:\[\])*)$", part).groups()
+            want += [name] + ["[]"] * (len(arrays) // 2)
+        if len(want) == len(path) and all(
+            (w == "[]") if isinstance(p, int) else (w in ("*", p)) for w, p in zip(want, path)
+        ):
+            return True
+    return False
+
+
 def nulls(schema, node, value, path, parents, out):
     """Every null below value with no reason key beside it, into out."""
     if value is None and path and isinstance(path[-1], str) and REASON_KEY.search(path[-1]):
         return
+    if value is None and not_recorded(parents, path):
+        return  # an older build's: not_recorded.reason says why
     if value is None:
         target = (deref(schema, node) or {}) if isinstance(node, dict) else {}
         if isinstance(node, dict) and (node.get("x-null-means") or target.get("x-null-means")):
@@ -102,6 +127,8 @@ def nulls(schema, node, value, path, parents, out):
         if not reason:
             out.append("%s: null without a reason key" % show(path))
             return
+        if "*" in reason and path and isinstance(path[-1], str):
+            reason = reason.replace("*", path[-1])  # the null's own key: /counters_unavailable/<name>
         where, name = parents[-1] if parents else None, reason
         if name.startswith("/"):  # from the root: walk the pointer to the reason's object
             parts = name[1:].split("/")

@@ -14,6 +14,7 @@
 
 #include "../../common/json.h"
 #include "../../common/util.h"
+#include "../../result/figures.h"
 #include "../../result/stragglers.h"
 #include "../../result/windows.h"
 #include "../../runtime/phasebar.h"
@@ -89,7 +90,7 @@ static void test_windows(void) {
     struct span s3[] = {{0, 1}, {2, 3}}, db[] = {{0.8, 1.5}, {3.5, 4}};
     json_t *w3 = json_object(), *wd = json_object();
     struct win_in in[] = {{"s3", w3, s3, 2}, {"db", wd, db, 2}};
-    struct win_src src = {fake_stats, fake_disk, fake_wl, NULL};
+    struct win_src src = {fake_stats, fake_disk, fake_wl, NULL, NULL};
     windows_figures(in, 2, &src);
     CHECKF(NEAR(jnum(w3, "seconds"), 2) && NEAR(jnum(w3, "overlap_share"), 0.1), "%g %g",
            jnum(w3, "seconds"), jnum(w3, "overlap_share"));
@@ -115,7 +116,7 @@ static void test_disk_share_capped(void) {
     struct span s3[] = {{0, 1}, {2, 3}};
     json_t *w = json_object();
     struct win_in in[] = {{"s3", w, s3, 2}};
-    struct win_src src = {NULL, disk_2840_per_s, fake_wl, NULL};
+    struct win_src src = {NULL, disk_2840_per_s, fake_wl, NULL, NULL};
     windows_figures(in, 1, &src);
     CHECK(NEAR(jnum(w, "disk_read_bytes"), 5680) && NEAR(jnum(w, "workload_read_bytes"), 4000));
     CHECKF(NEAR(jnum(w, "served_from_disk"), 1), "%g", jnum(w, "served_from_disk"));
@@ -220,7 +221,40 @@ static void test_phasebar(void) {
     munmap(r.shm, N * 4096 + 4096);
 }
 
+/* A null figure has its reason beside it (result.schema.json's
+ * x-null-reason): a window without a disk source says the source's reason;
+ * storage{} says why its data set and its disk bytes are null. */
+static void test_null_reasons(void) {
+    struct span s3[] = {{0, 1}};
+    json_t *w = json_object();
+    struct win_in in[] = {{"s3", w, s3, 1}};
+    struct win_src src = {NULL, NULL, fake_wl, NULL, "no sampler here"};
+    windows_figures(in, 1, &src);
+    CHECK(json_is_null(json_object_get(w, "disk_read_bytes")) &&
+          json_is_null(json_object_get(w, "served_from_disk")));
+    CHECKF(jstr(w, "disk_unavailable_reason") &&
+               !strcmp(jstr(w, "disk_unavailable_reason"), "no sampler here"),
+           "%s", jstr(w, "disk_unavailable_reason"));
+    json_decref(w);
+    struct storage_in st = {"asis", NAN, "search: no manifest", 1000, NAN, "no disks", 50};
+    json_t *o = figures_storage(&st);
+    CHECK(json_is_null(json_object_get(o, "dataset_bytes")) &&
+          !strcmp(jstr(o, "dataset_reason"), "search: no manifest"));
+    CHECK(json_is_null(json_object_get(o, "disk_read_bytes")) &&
+          !strcmp(jstr(o, "disk_unavailable_reason"), "no disks"));
+    CHECK(json_is_null(json_object_get(o, "dataset_to_memory")) && jnum(o, "memory_bytes") == 1000);
+    json_decref(o);
+    /* figures: no reason keys, and the quotients worked out by hand */
+    st = (struct storage_in){"cold", 500, "", 1000, 25, "", 50};
+    o = figures_storage(&st);
+    CHECK(!json_object_get(o, "dataset_reason") && !json_object_get(o, "disk_unavailable_reason"));
+    CHECK(NEAR(jnum(o, "dataset_to_memory"), 0.5) && NEAR(jnum(o, "served_from_disk"), 0.5));
+    CHECK(!strcmp(jstr(o, "cache"), "cold"));
+    json_decref(o);
+}
+
 int main(void) {
+    test_null_reasons();
     test_spans();
     test_series();
     test_windows();

@@ -529,7 +529,65 @@ static void test_paced(void) {
     json_decref(m);
 }
 
+/* The sections below the top level carry every key a single run has
+ * (issue 37): a value every shard agrees on or that sums honestly, else null
+ * with its reason. Worked out by hand from the two shards. */
+static void test_sections(void) {
+    json_t *a = shard_a(), *b = shard_b();
+    json_t *sa = json_object_get(a, "system"), *sb = json_object_get(b, "system");
+    json_object_set_new(sa, "smt", json_string("off"));
+    json_object_set_new(sb, "smt", json_string("off"));
+    json_object_set_new(sa, "l2_bytes", json_integer(1 << 20));
+    json_object_set_new(sb, "l2_bytes", json_integer(2 << 20));
+    json_object_set_new(sa, "memory_dimms", json_pack("{s:i}", "count", 4));
+    json_object_set_new(sa, "memory_dimms_unavailable", json_null());
+    json_object_set_new(sb, "memory_dimms", json_pack("{s:i}", "count", 8));
+    json_object_set_new(sb, "memory_dimms_unavailable", json_null());
+    json_t *ta = json_object_get(a, "telemetry"), *tb = json_object_get(b, "telemetry");
+    json_object_set_new(ta, "devices",
+                        json_pack("[{s:s, s:i, s:i}]", "name", "vda", "major", 254, "minor", 0));
+    json_object_set_new(
+        tb, "devices", json_pack("[{s:s, s:i, s:i}]", "name", "nvme0n1", "major", 259, "minor", 0));
+    json_object_set_new(ta, "baseline_read_Bps", json_real(1e9));
+    json_object_set_new(tb, "baseline_read_Bps", json_real(2e9));
+    json_object_set_new(
+        a, "config",
+        json_pack("{s:i, s:s, s:s}", "containers", 1, "profile", "tiny", "cache", "asis"));
+    json_object_set_new(b, "config", json_deep_copy(json_object_get(a, "config")));
+    json_t *m = merge2(json_deep_copy(a), json_deep_copy(b));
+    /* system: the same on both is kept, a difference is null and named */
+    CHECK(jstr(m, "system.smt") && !strcmp(jstr(m, "system.smt"), "off"));
+    CHECK(json_is_null(jget(m, "system.l2_bytes")) && json_is_null(jget(m, "system.memory_dimms")));
+    json_t *want = json_pack("[s, s]", "l2_bytes", "memory_dimms");
+    CHECK(json_equal(jget(m, "system.shards_differ"), want));
+    json_decref(want);
+    CHECK(jstr(m, "system.memory_dimms_unavailable") != NULL);
+    /* telemetry: each machine's devices naming its host; the baselines summed */
+    CHECK(json_array_size(jget(m, "telemetry.devices")) == 2);
+    CHECK(!strcmp(jstr(m, "telemetry.devices.1.host"), "b") &&
+          !strcmp(jstr(m, "telemetry.devices.1.name"), "nvme0n1"));
+    CHECK(near(jnum(m, "telemetry.baseline_read_Bps"), 3e9));
+    /* storage: the cache and the memory (summed, as system's); the data set
+     * is each host's, null with why */
+    CHECK(!strcmp(jstr(m, "storage.cache"), "asis"));
+    CHECK(jnum(m, "storage.memory_bytes") == 2.0 * (1 << 30));
+    CHECK(json_is_null(jget(m, "storage.dataset_bytes")) && jstr(m, "storage.dataset_reason"));
+    CHECK(json_is_null(jget(m, "storage.dataset_to_memory")));
+    json_decref(m);
+    /* a host without a baseline: no sum, and the reason names it */
+    json_object_del(tb, "baseline_read_Bps");
+    json_object_set_new(tb, "baseline_unavailable_reason", json_string("no fio here"));
+    m = merge2(a, b);
+    CHECK(json_is_null(jget(m, "telemetry.baseline_read_Bps")) &&
+          json_is_null(jget(m, "telemetry.read_pct_of_baseline")));
+    CHECKF(jstr(m, "telemetry.baseline_unavailable_reason") &&
+               strstr(jstr(m, "telemetry.baseline_unavailable_reason"), "shard 1 (b): no fio here"),
+           "%s", jstr(m, "telemetry.baseline_unavailable_reason"));
+    json_decref(m);
+}
+
 int main(void) {
+    test_sections();
     test_fleet();
     test_config_hash();
     test_arithmetic();

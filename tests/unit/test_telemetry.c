@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../common/json.h"
 #include "cmdline.h"
 #include "telemetry.h"
 #include "telemetry_power.h"
@@ -188,6 +189,18 @@ static void test_intel_2s(void) {
     w = telemetry_window_json(t, 5.0, 6.0);
     CHECK(json_is_null(json_object_get(w, "cpu_util")) &&
           json_is_null(json_object_get(w, "read_Bps")));
+    /* ... each null with its reason beside it (result.schema.json's
+     * x-null-reason), saying no sample covers the window */
+    CHECKF(jstr(w, "cpu_unavailable_reason") &&
+               strstr(jstr(w, "cpu_unavailable_reason"), "has a CPU reading over this window"),
+           "%s", jstr(w, "cpu_unavailable_reason"));
+    CHECKF(jstr(w, "disk_unavailable_reason") &&
+               strstr(jstr(w, "disk_unavailable_reason"), "has a disk reading over this window"),
+           "%s", jstr(w, "disk_unavailable_reason"));
+    json_decref(w);
+    w = telemetry_window_json(t, 1.0, 3.0); /* figures: no reason key */
+    CHECK(!json_object_get(w, "cpu_unavailable_reason") &&
+          !json_object_get(w, "disk_unavailable_reason"));
     json_decref(w);
     json_decref(j);
 
