@@ -84,3 +84,19 @@ int runlog_write(const struct run_ctx *r, unsigned nworkers, int64_t t0, double 
                NULL);
     return 0;
 }
+
+static void under(json_t *o, const char *key, const char *dir) {
+    const char *v = json_string_value(json_object_get(o, key));
+    if (v)
+        json_object_set_new(o, key, json_sprintf("%s/%s", dir, v));
+}
+
+void runlog_under(json_t *oplog, const char *dir) {
+    size_t i;
+    json_t *e;
+    under(oplog, "file", dir);
+    json_array_foreach(json_object_get(oplog, "shards"), i, e) {
+        under(e, "result", dir);
+        under(e, "file", dir);
+    }
+}

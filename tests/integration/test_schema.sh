@@ -174,8 +174,7 @@ PY
 KNOWN_GAPS=$(
     cat <<'EOF'
 # SPEC.md against the schema (tests/schema/spec_keys.py): attribution's machine has no cpu_s_per_op
-# or share; capacity is written to DIR/capacity.json by harness capacity, not into a result.json
-# (README, "The most agents within the SLO"); three items of SPEC are prose, not key names.
+# or share; three items of SPEC are prose, not key names.
 spec prose clock offset ± uncertainty
 spec prose data hashes
 spec prose ready / release times
@@ -183,13 +182,6 @@ spec spec-only attribution.*.machine.cpu_s_per_op
 spec spec-only attribution.*.machine.share
 spec spec-only attribution.run.machine.cpu_s_per_op
 spec spec-only attribution.run.machine.share
-spec spec-only capacity
-spec spec-only capacity.agents_at_slo
-spec spec-only capacity.aops_at_slo
-spec spec-only capacity.limiting
-spec spec-only capacity.offered_ops_per_s
-spec spec-only capacity.points
-spec spec-only capacity.points[]
 
 # Keys the schema lets be null with no reason key beside them (validate.py --nullable); issue 37:
 # null only where a reason key goes with it (x-null-reason), or where null is a value the schema
