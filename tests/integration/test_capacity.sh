@@ -99,8 +99,8 @@ check "AOPS at SLO: at most 40 operations over 1.2 s = 33.33, by hand ($(jq_ .ca
 check "invalid for the test workload (the run's reason and the search's, said once)" jq -e \
     '.valid == false and .invalid_reasons == ["a test-only workload ran: not a benchmark"]' "$R"
 out=$("$HARNESS" check "$TMP/cap" 2>&1)
-check_eq "harness check of the capacity directory: headline, every point and capacity{} agree ($(tail -1 <<<"$out"))" \
-    0 $?
+st=$?; check_eq "harness check of the capacity directory: headline, every point and capacity{} agree ($(tail -1 <<<"$out"))" \
+    0 $st
 check_contains "... as a capacity search" "all agree (capacity search" "$out"
 # A capacity{} that its points do not make: agents at SLO 3, whose verdict failed.
 cp -r "$TMP/cap" "$TMP/forged"
@@ -113,7 +113,7 @@ check_contains "... and a point's figure against its run's" "capacity.points.0.a
 
 # ---- the report draws the curve ----
 "$HARNESS" report "$TMP/cap" >/dev/null 2>"$TMP/rep.err"
-check_eq "harness report of a capacity directory exits 0 ($(tail -1 "$TMP/rep.err"))" 0 $?
+st=$?; check_eq "harness report of a capacity directory exits 0 ($(tail -1 "$TMP/rep.err"))" 0 $st
 H=$TMP/cap/report.html
 check "... the verdict, with capacity.json's figures" grep -q \
     'data-key="capacity.agents_at_slo" data-value="2"' "$H"
@@ -253,7 +253,7 @@ check_eq "the 4-agent run started where the 2-agent merge said, on both hosts" "
 check "the fleet's capacity{} validates" valid_capacity "$F0"
 for d in f0 f1; do
     out=$("$HARNESS" check "$TMP/$d" 2>&1)
-    check_eq "harness check of host ${d#f}'s capacity directory (the merged points from the shards' logs) ($(tail -2 <<<"$out" | head -1))" 0 $?
+    st=$?; check_eq "harness check of host ${d#f}'s capacity directory (the merged points from the shards' logs) ($(tail -2 <<<"$out" | head -1))" 0 $st
 done
 "$HARNESS" report "$TMP/f0" >/dev/null 2>&1
 check "its report draws the fleet's curve" grep -q 'data-key="capacity.agents_at_slo" data-value="4"' "$TMP/f0/report.html"

@@ -65,7 +65,7 @@ check_eq "the shards share one config hash" 1 "$(jq -s '[.[].shard.config_hash] 
 
 # --- the merge, from the bucket ------------------------------------------------------------------
 "$HARNESS" merge "$URL/run/" --out "$TMP/m" --results-url "$URL/run/merged/" >"$TMP/m.log" 2>&1
-check_eq "merge s3://.../run/ exits 0 ($(tail -3 "$TMP/m.log" | tr '\n' ' '))" 0 $?
+st=$?; check_eq "merge s3://.../run/ exits 0 ($(tail -3 "$TMP/m.log" | tr '\n' ' '))" 0 $st
 M=$TMP/m/result.json
 check "merged: valid" jq -e '.valid == true and (.invalid_reasons | length == 0)' "$M"
 check_eq "merged: 3 x 2 x 1,340 ops" 8040 "$(jq_ .totals.ops "$M")"
