@@ -147,8 +147,16 @@ int fleet_point(struct cap_fleet *fl, const struct cap_runner *r, unsigned n, un
         if (rc == EXIT_SIGNAL || rc == EXIT_USAGE)
             break;
         /* Every shard's result of this run, then their merge as harness
-         * merge makes it (its log beside it). */
+         * merge makes it (its log beside it). A slower host may take up to
+         * twice this one's time: the wait is at least this run's wall. */
+        char own[4500], err[256];
+        snprintf(own, sizeof own, "%s/%s/result.json", r->out, hostrel);
+        json_t *mine = json_load_bounded(own, 256u << 20, 0, err, sizeof err);
+        double wall = jnum(mine, "totals.wall_seconds");
+        json_decref(mine);
         double wait = fl->lead > CAP_FLEET_WAIT_S ? fl->lead : CAP_FLEET_WAIT_S;
+        if (isfinite(wall) && wall > wait)
+            wait = wall;
         if (wait_all(fl, url, wall_now() + wait, why, len) < 0)
             break;
         snprintf(dir, sizeof dir, "%s/%s", r->out, run);
@@ -164,7 +172,7 @@ int fleet_point(struct cap_fleet *fl, const struct cap_runner *r, unsigned n, un
             break;
         }
         made = i;
-        char path[4500], err[256];
+        char path[4500];
         snprintf(path, sizeof path, "%s/result.json", dir);
         json_t *m = json_load_bounded(path, 256u << 20, 0, err, sizeof err);
         double next = next_start(m, fl->lead);

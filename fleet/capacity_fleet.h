@@ -30,7 +30,8 @@ struct config;
 /* The lead when --lead is not given: enough for a host to fetch and merge
  * the shards' results and have its workers ready (a few seconds each). */
 #define CAP_FLEET_LEAD_S 20.0
-/* The least a host waits for the other shards' results after its own run. */
+/* The least a host waits for the other shards' results after its own run
+ * (the lead, or its own run's wall time when either is longer). */
 #define CAP_FLEET_WAIT_S 30.0
 
 struct cap_fleet {
