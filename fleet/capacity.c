@@ -250,8 +250,8 @@ static json_t *capacity_json(const struct cap *c, char *line, size_t len) {
     else if (c->s.pass)
         snprintf(line, len,
                  "agents at SLO: at least %u (AOPS at SLO %.2f; no bound failed up to "
-                 "--containers %u)",
-                 a_pass, jnum(pass, "aops"), c->s.hi);
+                 "--containers %u%s)",
+                 a_pass, jnum(pass, "aops"), c->s.hi, k > 1 ? " per host" : "");
     else if (c->s.fail)
         snprintf(line, len, "agents at SLO: none from %u on (%s)", c->s.lo * k, lim_txt);
     else
