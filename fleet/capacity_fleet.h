@@ -15,9 +15,9 @@
  * rounded up to a whole second. A shard that fails, is late (missed its
  * start) or never puts its result makes the merged run invalid, and every
  * host that merged it stops the search at that point with what it
- * measured. A host that waited in vain (a missing shard) and one that then
- * got it see different merges: the second stops at the next point, whose
- * missing shard is the first. */
+ * measured. A result that comes after one host stopped waiting for it
+ * splits them by one point: that host merges without it and stops; the
+ * others go on, and stop at the next point, whose merge lacks it. */
 #ifndef AOPS_CAPACITY_FLEET_H
 #define AOPS_CAPACITY_FLEET_H
 

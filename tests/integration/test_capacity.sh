@@ -110,6 +110,11 @@ check_eq "check of a capacity{} its points do not make: exit 1" 1 $?
 check_contains "... names agents_at_slo against the verdicts" \
     "capacity.agents_at_slo: 3, but the verdict of 3 agents is not met" "$out"
 check_contains "... and a point's figure against its run's" "capacity.points.0.aops: result.json 1," "$out"
+jq '.capacity.aops_at_slo = 1000 | .capacity.limiting.percentile = "p99"' "$TMP/cap/result.json" >"$TMP/forged/result.json"
+out=$("$HARNESS" check "$TMP/forged" 2>&1)
+check_contains "... an AOPS at SLO not the 2-agent run's" "capacity.aops_at_slo: result.json 1000," "$out"
+check_contains "... a limiting bound not the one 3 agents failed furthest" \
+    "capacity.limiting: sleep p99, but the bound furthest over at 3 agents is sleep p50" "$out"
 
 # ---- the report draws the curve ----
 "$HARNESS" report "$TMP/cap" >/dev/null 2>"$TMP/rep.err"
@@ -279,6 +284,26 @@ for i in 0 1; do
         and (.invalid_reasons | any(test("the point of 2 agents \\(points/2\\) is invalid: shard 1 .* is invalid: missed start by")))' \
         "$TMP/l$i/result.json"
     check_eq "... in one line on host $i's stderr" 1 "$(grep -c 'the search stops at the invalid point of 2 agents' "$TMP/l$i.err")"
+done
+
+# A host that fails: shard 1's worker 1 (its first, at one container per host) crashes at its
+# 5th operation. Both hosts merge that point, find shard 1 invalid, and stop there.
+T=$(( $(date +%s) + 3 ))
+for i in 0 1; do
+    rm -rf "$TMP/c$i"
+    env $([ $i = 1 ] && echo AOPS_TEST_CRASH_WORKER=1) AOPS_SLEEP_PER_AGENT_US=30000 "$HARNESS" capacity \
+        --workloads sleep --slo 'sleep.p50<=75ms' --containers 1..64 --shard $i/2 --start-at $T \
+        --results-url "s3://$FB/$FP/crash/" --lead 5 --out "$TMP/c$i" >"$TMP/c$i.out" 2>"$TMP/c$i.err" &
+    fpids[$i]=$!
+done
+frc=""
+for i in 0 1; do wait "${fpids[$i]}"; frc="$frc$? "; done
+check_eq "a host whose worker crashed: both exit 1" "1 1 " "$frc"
+for i in 0 1; do
+    check "host $i stopped at the first point, naming shard 1's crash" jq -e '
+        [.capacity.points[] | .agents] == [2] and .valid == false
+        and (.invalid_reasons | any(test("the point of 2 agents \\(points/2\\) is invalid: shard 1 .* is invalid: .*container 1 crashed")))' \
+        "$TMP/c$i/result.json"
 done
 
 # ---- bad usage: exit 2, one line, nothing run ----
