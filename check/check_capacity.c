@@ -86,7 +86,9 @@ static void point_figures(struct findings *f, const json_t *res, size_t i, const
 }
 
 /* The failed bound of r's verdict that limits: an error first (no latency
- * excuses it), else the check furthest over its bound. */
+ * excuses it), else the check furthest over its bound. The rule README
+ * states, written again here on purpose (fleet/capacity.c's limiting() is
+ * the writer's): check shares no code with what it checks. */
 static const json_t *limit_of(const json_t *r) {
     const json_t *pick = NULL, *c;
     double worst = -1;
