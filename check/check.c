@@ -267,7 +267,12 @@ static int repeat_names(struct findings *f, const json_t *rep, char *err, size_t
     return 0;
 }
 
-/* --repeat: every run, then the spread and the headline. */
+static int check_merged(struct findings *f, const json_t *res, const char *dir, const char *prefix,
+                        char *err, size_t len);
+
+/* --repeat: every run, then the spread and the headline. Its runs are
+ * single runs, or all merges (a fleet's confirmation in harness capacity
+ * --shard: each run a fleet run, merged). */
 static int check_repeated(struct findings *f, const json_t *res, const char *dir, char *err,
                           size_t len) {
     const json_t *rep = json_object_get(res, "repeats"), *runs = json_object_get(rep, "runs");
@@ -285,7 +290,7 @@ static int check_repeated(struct findings *f, const json_t *res, const char *dir
         if (rc)
             break;
         const char *name = json_string_value(v);
-        char rel[SAFEPATH_NAME_MAX + 1], label[256];
+        char rel[SAFEPATH_NAME_MAX + 1], label[512];
         if (safepath_join(name, "result.json", rel, sizeof rel) != 0) {
             snprintf(err, len, "repeats.runs.%zu: a path too long", i);
             rc = -1;
@@ -297,13 +302,17 @@ static int check_repeated(struct findings *f, const json_t *res, const char *dir
             break;
         }
         json_array_append_new(kept, r);
-        snprintf(label, sizeof label, "%.200s: ", name);
+        snprintf(label, sizeof label, "%.200s%.200s: ", f->label, name);
         struct findings g = {f->diffs, 0, label};
-        /* Each one a run: not a repeat or a merge passed off as one. */
+        /* Each one a run: not a repeat passed off as one, and a merge only
+         * in a repeat of merges. */
+        int merged = json_object_get(r, "merge") != NULL;
         g.compared++;
-        if (json_object_get(r, "repeats") || json_object_get(r, "merge"))
-            finding(&g, "not a single run (it holds %s)",
-                    json_object_get(r, "repeats") ? "repeats" : "a merge");
+        if (json_object_get(r, "repeats") || merged != (json_object_get(res, "merge") != NULL))
+            finding(&g, "not a %s (it holds %s)", merged ? "single run" : "merged run",
+                    json_object_get(r, "repeats") ? "repeats"
+                    : merged                      ? "a merge"
+                                                  : "no merge");
         /* The same run copied under two names is one run. */
         ids[i] = jstr(r, "run_id");
         for (size_t k = 0; ids[i] && k < i; k++)
@@ -312,7 +321,8 @@ static int check_repeated(struct findings *f, const json_t *res, const char *dir
                         "run id %.64s is also the run id of repeats.runs.%zu: the same run "
                         "listed twice",
                         ids[i], k);
-        rc = check_run(&g, r, dir, name, err, len);
+        rc = merged ? check_merged(&g, r, dir, name, err, len)
+                    : check_run(&g, r, dir, name, err, len);
         f->compared += g.compared;
         a[i] = jnum(r, "totals.aops");
     }
@@ -348,11 +358,15 @@ static int check_repeated(struct findings *f, const json_t *res, const char *dir
      * not a result from elsewhere with a log of its own. */
     if (rc == 0 && n) {
         const char *hid = jstr(res, "run_id");
+        const json_t *hm = json_object_get(res, "merge");
         size_t k = 0;
-        while (k < n && !(hid && ids[k] && !strcmp(hid, ids[k])))
+        while (k < n && !(hm ? json_equal(hm, json_object_get(json_array_get(kept, k), "merge"))
+                             : hid && ids[k] && !strcmp(hid, ids[k])))
             k++;
         f->compared++;
-        if (k == n)
+        if (k == n && hm)
+            finding(f, "merge: the headline's merge is none of repeats.runs'");
+        else if (k == n)
             finding(f, "run_id: the headline's run id %.64s is none of repeats.runs'",
                     hid ? hid : "(none)");
     }
@@ -362,7 +376,10 @@ static int check_repeated(struct findings *f, const json_t *res, const char *dir
     json_decref(kept);
     if (rc)
         return -1;
-    /* The headline: the median run's figures, from its log. */
+    /* The headline: the median run's figures, from its log (a merged
+     * run's: from its shards' logs, as a merge is checked). */
+    if (json_object_get(res, "merge"))
+        return check_merged(f, res, dir, "", err, len);
     if (check_integrity(f, res, dir, "", err, len) != 0)
         return -1;
     const char *file = jstr(res, "oplog.file");
@@ -382,9 +399,10 @@ static int check_repeated(struct findings *f, const json_t *res, const char *dir
     return 0;
 }
 
-/* A merge: every shard's own result and log, then the fleet from all logs. */
-static int check_merged(struct findings *f, const json_t *res, const char *dir, char *err,
-                        size_t len) {
+/* A merge: every shard's own result and log, then the fleet from all logs.
+ * Its files are under dir/prefix (prefix "" for RUN_DIR itself). */
+static int check_merged(struct findings *f, const json_t *res, const char *dir, const char *prefix,
+                        char *err, size_t len) {
     const json_t *shards = jget(res, "oplog.shards");
     size_t n = json_array_size(shards), i;
     const json_t *v;
@@ -409,11 +427,17 @@ static int check_merged(struct findings *f, const json_t *res, const char *dir, 
     json_array_foreach(shards, i, v) {
         if (rc)
             break;
-        const char *rname = jstr(v, "result"), *lname = jstr(v, "file");
-        char label[64];
-        if (!rname || !lname) {
+        const char *rn = jstr(v, "result"), *ln = jstr(v, "file");
+        char label[320], rname[SAFEPATH_NAME_MAX + 1], lname[SAFEPATH_NAME_MAX + 1];
+        if (!rn || !ln) {
             snprintf(err, len, "oplog.shards.%zu names no %s: this shard cannot be checked", i,
-                     rname ? "log (file)" : "result");
+                     rn ? "log (file)" : "result");
+            rc = -1;
+            break;
+        }
+        if (safepath_join(prefix, rn, rname, sizeof rname) != 0 ||
+            safepath_join(prefix, ln, lname, sizeof lname) != 0) {
+            snprintf(err, len, "oplog.shards.%zu: a path too long", i);
             rc = -1;
             break;
         }
@@ -422,7 +446,7 @@ static int check_merged(struct findings *f, const json_t *res, const char *dir, 
             rc = -1;
             break;
         }
-        snprintf(label, sizeof label, "shard %.0f: ", jnum(v, "shard"));
+        snprintf(label, sizeof label, "%.256sshard %.0f: ", f->label, jnum(v, "shard"));
         struct findings g = {f->diffs, 0, label};
         /* The shard's copy: its own digest and figures (its files were
          * beside it on its host; the log is checked by content here). */
@@ -462,7 +486,7 @@ static int check_merged(struct findings *f, const json_t *res, const char *dir, 
         json_decref(r);
     }
     if (rc == 0)
-        rc = check_integrity(f, res, dir, "", err, len);
+        rc = check_integrity(f, res, dir, prefix, err, len);
     if (rc == 0) {
         recompute_check(f, res, &ls, 1);
         check_keys(f, res);
@@ -474,6 +498,71 @@ static int check_merged(struct findings *f, const json_t *res, const char *dir, 
     free(ls.recs);
     free(off);
     return rc;
+}
+
+/* The result in dir by its kind: a merge, a --repeat or a run. */
+static int check_kind(struct findings *f, const json_t *res, const char *dir, char *err,
+                      size_t len) {
+    return json_object_get(res, "repeats") ? check_repeated(f, res, dir, err, len)
+           : json_object_get(res, "merge") ? check_merged(f, res, dir, "", err, len)
+                                           : check_run(f, res, dir, "", err, len);
+}
+
+/* A `harness capacity` directory: its headline as the run (repeat, merge)
+ * it is a copy of, every point as a run directory of its own, and
+ * capacity{} against the points' results (check_capacity.c). A point that
+ * cannot be read or checked is a finding: the figure it carries is not
+ * verified. */
+static int check_capacity_dir(struct findings *f, const json_t *res, const char *dir, char *err,
+                              size_t len) {
+    if (check_kind(f, res, dir, err, len) != 0)
+        return -1;
+    const json_t *points = jget(res, "capacity.points"), *p;
+    size_t n = json_array_size(points), i;
+    if (n > MAX_RUNS) {
+        snprintf(err, len, "capacity.points lists %zu points, more than the %d this checks", n,
+                 MAX_RUNS);
+        return -1;
+    }
+    json_t **pts = calloc(n ? n : 1, sizeof *pts);
+    if (!pts) {
+        snprintf(err, len, "out of memory");
+        return -1;
+    }
+    json_array_foreach(points, i, p) {
+        const char *rel = jstr(p, "dir");
+        char name[SAFEPATH_NAME_MAX + 1], why[2048] = "", sub[8400], label[300];
+        f->compared++;
+        if (!rel || safepath_name_ok(rel, why, sizeof why) != 0 ||
+            safepath_join(rel, "result.json", name, sizeof name) != 0) {
+            finding(f, "capacity.points.%zu.dir: %s", i, why[0] ? why : "not a point's directory");
+            continue;
+        }
+        /* Through safepath: no symlink on the way out of DIR. */
+        if (!(pts[i] = load(dir, name, why, sizeof why))) {
+            finding(f, "capacity.points.%zu: its result cannot be read: %s", i, why);
+            continue;
+        }
+        size_t k = 0;
+        while (k < i && !(jstr(json_array_get(points, k), "dir") &&
+                          !strcmp(jstr(json_array_get(points, k), "dir"), rel)))
+            k++;
+        if (k < i)
+            continue; /* that directory is checked already */
+        snprintf(label, sizeof label, "%s%.200s: ", f->label, rel);
+        snprintf(sub, sizeof sub, "%s/%s", dir, rel);
+        struct findings g = {f->diffs, 0, label};
+        if (json_object_get(pts[i], "capacity"))
+            finding(&g, "not a point's run (it holds a capacity search)");
+        else if (check_kind(&g, pts[i], sub, why, sizeof why) != 0)
+            finding(&g, "cannot be checked: %s", why);
+        f->compared += g.compared;
+    }
+    capacity_check(f, res, pts, n);
+    for (i = 0; i < n; i++)
+        json_decref(pts[i]);
+    free(pts);
+    return 0;
 }
 
 int check_main(int argc, char **argv) {
@@ -517,12 +606,12 @@ int check_main(int argc, char **argv) {
         return 2;
     }
     struct findings f = {json_array(), 0, ""};
-    const char *kind = json_object_get(res, "merge")     ? "merged result"
+    const char *kind = json_object_get(res, "capacity")  ? "capacity search"
                        : json_object_get(res, "repeats") ? "repeated result"
+                       : json_object_get(res, "merge")   ? "merged result"
                                                          : "run";
-    int rc = json_object_get(res, "merge")     ? check_merged(&f, res, dir, err, sizeof err)
-             : json_object_get(res, "repeats") ? check_repeated(&f, res, dir, err, sizeof err)
-                                               : check_run(&f, res, dir, "", err, sizeof err);
+    int rc = json_object_get(res, "capacity") ? check_capacity_dir(&f, res, dir, err, sizeof err)
+                                              : check_kind(&f, res, dir, err, sizeof err);
     /* Who made it: only a signature says (the digests are unkeyed). */
     char sig[2048] = "";
     int signed_ok = 0;

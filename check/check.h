@@ -53,4 +53,9 @@ struct logset {
  * `harness merge` does). */
 void recompute_check(struct findings *f, const json_t *res, const struct logset *ls, int merged);
 
+/* check_capacity.c: a `harness capacity` result's capacity{} against its
+ * points' results, pts[i] the result of capacity.points[i].dir (NULL where
+ * it could not be read: a finding already), by rules of its own. */
+void capacity_check(struct findings *f, const json_t *res, json_t *const *pts, size_t n);
+
 #endif

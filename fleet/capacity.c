@@ -28,6 +28,9 @@
 #include "../result/results.h"
 #include "../result/slo.h"
 #include "../workloads/workload.h"
+#include "capacity_fleet.h"
+#include "capacity_result.h"
+#include "capacity_run.h"
 #include "capacity_search.h"
 
 #define EXIT_USAGE 2
@@ -35,8 +38,15 @@
 
 struct cap {
     char out[4096];
-    char **fwd; /* the run options, as given, less --containers, --out, --repeat */
+    char **fwd; /* the run options, as given, less capacity's own */
     int nfwd;
+    struct cap_runner run;
+    struct config *cfg;   /* the options as a point takes them (the store's settings) */
+    unsigned shards;      /* 1; N with --shard I/N: a point's agents are N x the count */
+    struct cap_fleet fl;  /* with --shard */
+    const char *start_at; /* --start-at as given (the fleet's first run) */
+    const char *url;      /* --results-url as given */
+    const char *lead;     /* --lead as given */
     struct cap_search s;
     struct slo slo;
     json_t *points;  /* one object per point run, in order */
@@ -48,11 +58,17 @@ struct cap {
 static void usage(FILE *f) {
     fprintf(f, "usage: harness capacity [--slo SPEC] [--containers LO..HI] [--repeat K] "
                "[--out DIR] [run options]\n"
+               "       harness capacity --shard I/N --start-at T --results-url URL [--lead S] ...\n"
                "  The most agents (containers) whose run meets the SLO (default: the default\n"
                "  SLO): doubling from LO (1), then bisection up to HI (1024); the last passing\n"
                "  and the first failing counts are run again with --repeat K (3) before the\n"
-               "  verdict. Each point is a full run in DIR/points/<N>; DIR/capacity.json sums\n"
-               "  them up. Every other option is a run's, passed to every point as given.\n");
+               "  verdict. Each point is a full run in DIR/points/<N>; DIR/result.json is the\n"
+               "  run at agents at SLO with capacity{} (also in DIR/capacity.json). Every other\n"
+               "  option is a run's, passed to every point as given.\n"
+               "  --shard I/N: every host of a fleet runs the same command; each point is a\n"
+               "  fleet run of LO..HI containers per host (agents: N times that), merged from\n"
+               "  the shards' results under URL on every host, the first at T, each next one\n"
+               "  --lead S (20) after the merged run's last completion.\n");
 }
 
 /* "LO..HI" or "N" (1..N). */
@@ -84,61 +100,8 @@ static json_t *load_point(const char *dir) {
     return json_load_bounded(path, 256u << 20, 0, err, sizeof err);
 }
 
-static void mkdirs(const char *dir) {
-    char p[4200];
-    snprintf(p, sizeof p, "%s", dir);
-    for (char *s = p + 1; *s; s++)
-        if (*s == '/') {
-            *s = 0;
-            mkdir(p, 0755);
-            *s = '/';
-        }
-    mkdir(p, 0755);
-}
-
-/* One point: `harness run` with the options given and N containers, its
- * output into OUT/<rel>.log. Returns run_main's exit code. */
-static int run_one(struct cap *c, unsigned n, unsigned k, const char *rel,
-                   const struct result_exports *ex) {
-    char dir[4200], log[4300], nbuf[16], kbuf[16];
-    snprintf(dir, sizeof dir, "%s/%s", c->out, rel);
-    snprintf(log, sizeof log, "%s.log", dir);
-    snprintf(nbuf, sizeof nbuf, "%u", n);
-    snprintf(kbuf, sizeof kbuf, "%u", k);
-    char **av = calloc((size_t)c->nfwd + 8, sizeof *av);
-    if (!av)
-        return 1;
-    int ac = 0;
-    av[ac++] = "run";
-    for (int i = 0; i < c->nfwd; i++)
-        av[ac++] = c->fwd[i];
-    av[ac++] = "--containers", av[ac++] = nbuf, av[ac++] = "--out", av[ac++] = dir;
-    if (k > 1)
-        av[ac++] = "--repeat", av[ac++] = kbuf;
-    /* The point's own lines (its summary, its progress) into its log. */
-    fflush(stdout);
-    fflush(stderr);
-    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-    int so = dup(STDOUT_FILENO), se = dup(STDERR_FILENO);
-    if (fd >= 0 && so >= 0 && se >= 0) {
-        dup2(fd, STDOUT_FILENO);
-        dup2(fd, STDERR_FILENO);
-    }
-    int rc = run_main(ac, av, ex);
-    fflush(stdout);
-    fflush(stderr);
-    if (so >= 0)
-        dup2(so, STDOUT_FILENO), close(so);
-    if (se >= 0)
-        dup2(se, STDERR_FILENO), close(se);
-    if (fd >= 0)
-        close(fd);
-    free(av);
-    return rc;
-}
-
 /* points[]: what a point says, from its result. */
-static json_t *point_json(unsigned n, unsigned k, const char *rel, const json_t *res) {
+static json_t *point_json(unsigned agents, unsigned k, const char *rel, const json_t *res) {
     json_t *wls = json_object();
     const char *name;
     const json_t *w;
@@ -150,16 +113,18 @@ static json_t *point_json(unsigned n, unsigned k, const char *rel, const json_t 
     }
     const json_t *slo = json_object_get(res, "slo");
     json_t *aops = json_deep_copy(jget(res, "totals.aops"));
-    return json_pack("{s:i, s:i, s:s, s:O?, s:o, s:O?, s:o, s:o, s:O?}", "agents", (int)n, "repeat",
-                     (int)k, "dir", rel, "valid", json_object_get(res, "valid"), "aops",
+    return json_pack("{s:i, s:i, s:s, s:O?, s:o, s:O?, s:o, s:o, s:O?}", "agents", (int)agents,
+                     "repeat", (int)k, "dir", rel, "valid", json_object_get(res, "valid"), "aops",
                      aops ? aops : json_null(), "met", json_object_get(slo, "met"), "workloads",
                      wls, "checks", json_deep_copy(json_object_get(slo, "checks")),
                      "invalid_reasons", json_object_get(res, "invalid_reasons"));
 }
 
-/* The latest point of n agents (a confirmation's first), or NULL. */
+/* The latest point of the count n (n x shards agents; a confirmation
+ * first), or NULL. */
 static const json_t *point_of(const struct cap *c, unsigned n) {
     const json_t *best = NULL;
+    n *= c->shards;
     size_t i;
     const json_t *p;
     json_array_foreach(c->points, i, p) {
@@ -224,17 +189,19 @@ static json_t *capacity_json(const struct cap *c, char *line, size_t len) {
         json_decref(r);
     }
     int paced = isfinite(rate) && rate > 0;
-    json_t *cap = json_pack("{s:{s:s, s:s}, s:{s:i, s:i}, s:i}", "slo", "spec", c->slo.spec,
-                            "source", c->slo.is_default ? "default" : "given", "containers", "lo",
-                            (int)c->s.lo, "hi", (int)c->s.hi, "repeat", (int)c->s.repeat);
-    json_object_set_new(cap, "agents_at_slo", pass ? json_integer(c->s.pass) : json_null());
+    /* Agents are containers; in a fleet, every shard's (the count x N). */
+    unsigned k = c->shards, a_pass = c->s.pass * k;
+    json_t *cap =
+        json_pack("{s:{s:s, s:s}, s:i, s:{s:i, s:i}, s:i}", "slo", "spec", c->slo.spec, "source",
+                  c->slo.is_default ? "default" : "given", "shards", (int)k, "containers", "lo",
+                  (int)c->s.lo, "hi", (int)c->s.hi, "repeat", (int)c->s.repeat);
+    json_object_set_new(cap, "agents_at_slo", pass ? json_integer(a_pass) : json_null());
     json_object_set_new(cap, "agents_at_slo_reason",
                         agents_why ? json_string(agents_why) : json_null());
     json_object_set_new(cap, "at_least", json_boolean(pass && !c->s.fail));
     json_object_set_new(cap, "aops_at_slo",
                         pass ? json_deep_copy(json_object_get(pass, "aops")) : json_null());
-    json_object_set_new(cap, "offered_ops_per_s",
-                        paced ? json_real(rate * c->s.pass) : json_null());
+    json_object_set_new(cap, "offered_ops_per_s", paced ? json_real(rate * a_pass) : json_null());
     json_object_set_new(
         cap, "offered_ops_per_s_reason",
         paced  ? json_null()
@@ -248,6 +215,21 @@ static json_t *capacity_json(const struct cap *c, char *line, size_t len) {
                         : fail          ? json_string("the failing point names no failed bound")
                         : c->stopped[0] ? json_string(c->stopped)
                                         : json_string("no count of the range failed the SLO"));
+    /* The run result.json is made of (capacity_result.c): the knee's
+     * passing point; else what was measured, the lowest count's failure or
+     * the point the search stopped at. */
+    const json_t *head = pass   ? pass
+                         : fail ? fail
+                                : json_array_get(c->points, json_array_size(c->points) - 1);
+    json_object_set_new(
+        cap, "headline",
+        head ? json_pack("{s:O, s:O, s:O}", "agents", json_object_get(head, "agents"), "repeat",
+                         json_object_get(head, "repeat"), "dir", json_object_get(head, "dir"))
+             : json_null());
+    json_object_set_new(cap, "headline_reason",
+                        head   ? json_null()
+                        : pass ? json_string("the passing point left no result")
+                               : json_string("no point left a result"));
     json_object_set_new(cap, "points", json_deep_copy(c->points));
     json_object_set_new(cap, "valid", json_boolean(json_array_size(c->reasons) == 0));
     json_object_set_new(cap, "invalid_reasons", json_deep_copy(c->reasons));
@@ -263,47 +245,34 @@ static json_t *capacity_json(const struct cap *c, char *line, size_t len) {
     if (c->stopped[0])
         snprintf(line, len, "agents at SLO: unknown, the search stopped (%s)", c->stopped);
     else if (c->s.pass && c->s.fail)
-        snprintf(line, len, "agents at SLO: %u (AOPS at SLO %.2f, %s)", c->s.pass,
-                 jnum(pass, "aops"), lim_txt);
+        snprintf(line, len, "agents at SLO: %u (AOPS at SLO %.2f, %s)", a_pass, jnum(pass, "aops"),
+                 lim_txt);
     else if (c->s.pass)
         snprintf(line, len,
                  "agents at SLO: at least %u (AOPS at SLO %.2f; no bound failed up to "
-                 "--containers %u)",
-                 c->s.pass, jnum(pass, "aops"), c->s.hi);
+                 "--containers %u%s)",
+                 a_pass, jnum(pass, "aops"), c->s.hi, k > 1 ? " per host" : "");
     else if (c->s.fail)
-        snprintf(line, len, "agents at SLO: none from %u on (%s)", c->s.lo, lim_txt);
+        snprintf(line, len, "agents at SLO: none from %u on (%s)", c->s.lo * k, lim_txt);
     else
         snprintf(line, len, "agents at SLO: unknown (%s)", agents_why);
     return json_pack("{s:i, s:o}", "schema_version", RESULT_SCHEMA_VERSION, "capacity", cap);
 }
 
-static void write_capacity(const struct cap *c, char *line, size_t len) {
+/* capacity.json from the points so far; returns it (the caller's). */
+static json_t *write_capacity(const struct cap *c, char *line, size_t len) {
     json_t *j = capacity_json(c, line, len);
     char path[4200];
     snprintf(path, sizeof path, "%s/capacity.json", c->out);
     if (!j || json_write_atomic(path, j, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0)
         fprintf(stderr, "harness capacity: cannot write %s: %s\n", path, strerror(errno));
-    json_decref(j);
+    return j;
 }
 
-/* Whether the point stops the search: an invalid run whose reasons are not
- * all the configuration's own (a test-only workload, a partial cycle: the
- * same at every point, and no fault of this one). */
-static const char *broken(const json_t *res) {
-    if (json_is_true(json_object_get(res, "valid")))
-        return NULL;
-    size_t i;
-    const json_t *r;
-    json_array_foreach(json_object_get(res, "invalid_reasons"), i, r) {
-        if (!results_reason_of_config(json_string_value(r)))
-            return json_string_value(r) ? json_string_value(r) : "invalid";
-    }
-    return NULL;
-}
-
-/* Split argv: --containers, --out, --repeat are capacity's; the rest goes
- * to every point, values kept with their options (the option tables say
- * which take one). */
+/* Split argv: --containers, --out, --repeat, --lead are capacity's, and
+ * --start-at and --results-url are put in per run; the rest goes to every
+ * point, values kept with their options (the option tables say which take
+ * one). */
 static int split_args(struct cap *c, int argc, char **argv, unsigned *lo, unsigned *hi, unsigned *k,
                       int *have_containers) {
     struct config *cfg = calloc(1, sizeof *cfg);
@@ -323,7 +292,8 @@ static int split_args(struct cap *c, int argc, char **argv, unsigned *lo, unsign
         if (!strncmp(a, "--", 2))
             snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - a - 2) : (int)strlen(a + 2), a + 2);
         const struct opt_row *row = name[0] ? opt_find(sets, ns, name, NULL) : NULL;
-        int takes = row && row->type != OPT_FLAG && !eq;
+        int own = !strcmp(name, "lead"); /* capacity's alone: no run knows it */
+        int takes = ((row && row->type != OPT_FLAG) || own) && !eq;
         const char *val = eq ? eq + 1 : takes && i + 1 < argc ? argv[i + 1] : NULL;
         if (takes && !val) {
             fprintf(stderr, "harness capacity: --%s needs a value\n", name);
@@ -341,7 +311,19 @@ static int split_args(struct cap *c, int argc, char **argv, unsigned *lo, unsign
             }
         } else if (!strcmp(name, "out"))
             snprintf(c->out, sizeof c->out, "%s", val);
-        else if (!strcmp(name, "repeat")) {
+        else if (!strcmp(name, "start-at"))
+            c->start_at = val;
+        else if (!strcmp(name, "results-url"))
+            c->url = val;
+        else if (own) {
+            char *end;
+            double v = strtod(val, &end);
+            if (*end || !*val || !(v >= 1 && v <= 3600)) {
+                fprintf(stderr, "harness capacity: --lead '%s': seconds from 1 to 3600\n", val);
+                rc = -1;
+            }
+            c->lead = val;
+        } else if (!strcmp(name, "repeat")) {
             char *end;
             unsigned long v = strtoul(val, &end, 10);
             if (*end || !*val || v < 1 || v > 1000) {
@@ -367,7 +349,7 @@ static int split_args(struct cap *c, int argc, char **argv, unsigned *lo, unsign
 static int check_args(struct cap *c, unsigned hi) {
     char nbuf[16], err[1024];
     snprintf(nbuf, sizeof nbuf, "%u", hi);
-    char **av = calloc((size_t)c->nfwd + 4, sizeof *av);
+    char **av = calloc((size_t)c->nfwd + 8, sizeof *av);
     struct config *cfg = calloc(1, sizeof *cfg);
     int rc = -1;
     if (!av || !cfg) {
@@ -379,14 +361,31 @@ static int check_args(struct cap *c, unsigned hi) {
     for (int i = 0; i < c->nfwd; i++)
         av[ac++] = c->fwd[i];
     av[ac++] = "--containers", av[ac++] = nbuf;
+    if (c->start_at)
+        av[ac++] = "--start-at", av[ac++] = (char *)c->start_at;
+    if (c->url)
+        av[ac++] = "--results-url", av[ac++] = (char *)c->url;
     int p = options_load(cfg, ac, av, 1, err, sizeof err);
     if (p != 0) {
         if (p != 1)
             fprintf(stderr, "harness capacity: %s\n", err);
         rc = p == 1 ? 1 : -1;
-    } else if (cfg->shards)
-        fprintf(stderr, "harness capacity: --shard: a fleet's capacity is not built yet (run "
-                        "capacity on one host)\n");
+    } else if (cfg->shards && !c->start_at)
+        fprintf(stderr,
+                "harness capacity: --shard %u/%u needs --start-at T, the first point's "
+                "start, the same on every host (each next start follows from the merged "
+                "point)\n",
+                cfg->shard, cfg->shards);
+    else if (cfg->shards && !c->url)
+        fprintf(stderr,
+                "harness capacity: --shard %u/%u needs --results-url URL: every host "
+                "fetches every shard's result of each point from there\n",
+                cfg->shard, cfg->shards);
+    else if (!cfg->shards && (c->start_at || c->lead))
+        fprintf(stderr,
+                "harness capacity: --%s is for a fleet (--shard I/N): on one host each "
+                "point starts when the one before has ended\n",
+                c->start_at ? "start-at" : "lead");
     else if (slo_from_config(cfg, &c->slo, err, sizeof err) != 0)
         fprintf(stderr, "harness capacity: --slo: %s\n", err);
     else if (!c->slo.n)
@@ -408,6 +407,15 @@ static int check_args(struct cap *c, unsigned hi) {
                     c->out);
         else
             rc = 0;
+    }
+    if (rc == 0) { /* kept: the store's settings, for a fleet's merges */
+        c->cfg = cfg;
+        c->shards = cfg->shards ? cfg->shards : 1;
+        c->fl = (struct cap_fleet){
+            cfg,        cfg->shard,    cfg->shards,
+            c->url,     cfg->start_at, c->lead ? strtod(c->lead, NULL) : CAP_FLEET_LEAD_S,
+            cfg->max_cv};
+        cfg = NULL;
     }
     if (cfg)
         options_free(cfg);
@@ -442,7 +450,8 @@ int capacity_main(int argc, char **argv, const struct result_exports *ex) {
         rc = chk == 1 ? 0 : EXIT_USAGE;
         goto out;
     }
-    mkdirs(c->out);
+    cap_mkdirs(c->out);
+    c->run = (struct cap_runner){c->out, c->fwd, c->nfwd, ex};
     char pdir[4200];
     snprintf(pdir, sizeof pdir, "%s/points", c->out);
     mkdir(pdir, 0755);
@@ -450,28 +459,47 @@ int capacity_main(int argc, char **argv, const struct result_exports *ex) {
     c->points = json_array();
     c->reasons = json_array();
     char line[512];
-    fprintf(stderr, "harness capacity: the most agents in %u..%u within %s (%s); points in %s\n",
-            lo, hi, c->slo.spec, c->slo.is_default ? "the default SLO" : "--slo", pdir);
+    if (c->shards > 1)
+        fprintf(stderr,
+                "harness capacity: shard %u of %u: the most agents in %u..%u x %u within %s (%s); "
+                "merged points in %s, this host's runs in %s/host\n",
+                c->fl.shard, c->shards, lo, hi, c->shards, c->slo.spec,
+                c->slo.is_default ? "the default SLO" : "--slo", pdir, c->out);
+    else
+        fprintf(stderr,
+                "harness capacity: the most agents in %u..%u within %s (%s); points in %s\n", lo,
+                hi, c->slo.spec, c->slo.is_default ? "the default SLO" : "--slo", pdir);
     unsigned n, rep;
     rc = 0;
     while (cap_next(&c->s, &n, &rep)) {
-        char rel[64];
+        char rel[64], fwhy[1024] = "", url[1500];
+        unsigned a = n * c->shards; /* the point's agents: every shard's */
         if (rep > 1)
-            snprintf(rel, sizeof rel, "points/%u-x%u", n, rep);
+            snprintf(rel, sizeof rel, "points/%u-x%u", a, rep);
         else
-            snprintf(rel, sizeof rel, "points/%u", n);
-        int prc = run_one(c, n, rep, rel, ex);
+            snprintf(rel, sizeof rel, "points/%u", a);
+        int prc;
+        if (c->shards > 1)
+            prc = fleet_point(&c->fl, &c->run, n, rep, rel, fwhy, sizeof fwhy);
+        else { /* each point's result under its own prefix of --results-url */
+            size_t ul = c->url ? strlen(c->url) : 0;
+            snprintf(url, sizeof url, "%s%s%s/", c->url ? c->url : "",
+                     ul && c->url[ul - 1] == '/' ? "" : "/", rel);
+            const char *extra[] = {"--results-url", url};
+            prc = cap_run(&c->run, n, rep, rel, extra, c->url ? 2 : 0);
+        }
         char dir[4200];
         snprintf(dir, sizeof dir, "%s/%s", c->out, rel);
         json_t *res = load_point(dir);
         const char *why = prc == EXIT_SIGNAL ? "interrupted"
+                          : fwhy[0]          ? fwhy
                           : !res             ? "it left no result.json"
-                                             : broken(res);
+                                             : cap_broken(res);
         const json_t *met = json_object_get(json_object_get(res, "slo"), "met");
         if (!why && !json_is_boolean(met))
             why = "its SLO verdict is not a verdict (nothing to judge)";
         if (res) {
-            json_array_append_new(c->points, point_json(n, rep, rel, res));
+            json_array_append_new(c->points, point_json(a, rep, rel, res));
             /* what every point shares (a test workload): said once */
             size_t i;
             const json_t *r;
@@ -484,17 +512,17 @@ int capacity_main(int argc, char **argv, const struct result_exports *ex) {
                     json_array_append(c->reasons, (json_t *)r);
             }
         }
-        fprintf(stderr, "capacity: %u agent%s%s: AOPS %.2f, ", n, n == 1 ? "" : "s",
+        fprintf(stderr, "capacity: %u agent%s%s: AOPS %.2f, ", a, a == 1 ? "" : "s",
                 rep > 1 ? " (repeated, median)" : "", jnum(res, "totals.aops"));
         if (why) {
             snprintf(c->stopped, sizeof c->stopped,
-                     "the point of %u agents (%s) is invalid: %.900s", n, rel, why);
+                     "the point of %u agents (%s) is invalid: %.900s", a, rel, why);
             json_array_append_new(c->reasons, json_string(c->stopped));
             fprintf(stderr, "invalid: %s\n", why);
             fprintf(stderr,
                     "harness capacity: the search stops at the invalid point of %u agents (%s); "
                     "the points so far are in %s/capacity.json, valid false\n",
-                    n, rel, c->out);
+                    a, rel, c->out);
             json_decref(res);
             rc = prc == EXIT_SIGNAL ? EXIT_SIGNAL : prc == EXIT_USAGE ? EXIT_USAGE : 1;
             break;
@@ -504,13 +532,29 @@ int capacity_main(int argc, char **argv, const struct result_exports *ex) {
         fprintf(stderr, "SLO %s\n", verdict);
         cap_record(&c->s, n, rep, json_is_true(met));
         json_decref(res);
-        write_capacity(c, line, sizeof line);
+        json_decref(write_capacity(c, line, sizeof line));
     }
-    write_capacity(c, line, sizeof line);
-    printf("%s\n  capacity: %s/capacity.json\n", line, c->out);
+    /* No count within the SLO is no capacity: said, and not valid. */
+    if (!c->stopped[0] && !c->s.pass && c->s.fail) {
+        char why[256];
+        snprintf(why, sizeof why,
+                 "no count met the SLO: even the fewest agents of the range (%u) miss it",
+                 c->s.lo * c->shards);
+        json_array_append_new(c->reasons, json_string(why));
+    }
+    json_t *doc = write_capacity(c, line, sizeof line);
+    char err[4400];
+    int wrote = capacity_result_write(c->out, json_object_get(doc, "capacity"), err, sizeof err);
+    if (wrote != 0)
+        fprintf(stderr, "harness capacity: %s\n", err);
+    json_decref(doc);
+    printf("%s\n  capacity: %s/%s\n", line, c->out, wrote == 0 ? "result.json" : "capacity.json");
     if (!rc && json_array_size(c->reasons))
         rc = 1;
 out:
+    if (c->cfg)
+        options_free(c->cfg);
+    free(c->cfg);
     json_decref(c->points);
     json_decref(c->reasons);
     free(c->fwd);

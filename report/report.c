@@ -969,15 +969,13 @@ int report_main(int argc, char **argv) {
     snprintf(sweep_path, sizeof sweep_path, "%s/sweep.json", dir);
     struct sbuf b = {0};
     int rc = 0;
-    char cap_path[4300];
-    snprintf(cap_path, sizeof cap_path, "%s/capacity.json", dir);
-    struct stat cst; /* harness capacity: the curve (report_capacity.c) */
-    if (lstat(cap_path, &cst) == 0) {
-        json_t *cap = capacity_load(cap_path, err, sizeof err);
-        if (!cap) {
-            fprintf(stderr, "harness report: %s\n", err);
-            return 2;
-        }
+    json_t *cap = NULL; /* harness capacity: the curve (report_capacity.c) */
+    int is_cap = capacity_doc(dir, &cap, err, sizeof err);
+    if (is_cap < 0) {
+        fprintf(stderr, "harness report: %s\n", err);
+        return 2;
+    }
+    if (is_cap) {
         char title[300];
         snprintf(title, sizeof title, "aops-harness capacity %s", name);
         page_begin(&b, title);

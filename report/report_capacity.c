@@ -179,11 +179,50 @@ int render_capacity(struct sbuf *b, const json_t *doc, const char *name, char *e
     return 0;
 }
 
+/* DIR/result.json holds capacity{}: this build's capacity directory. */
+static json_t *capacity_result(const char *dir) {
+    char path[4300], err[256];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/result.json", dir);
+    if (lstat(path, &st) != 0)
+        return NULL;
+    json_t *r = load_run(dir, err, sizeof err);
+    if (!json_is_object(json_object_get(r, "capacity")))
+        json_decref(r), r = NULL;
+    return r;
+}
+
+int capacity_doc(const char *dir, json_t **doc, char *err, size_t errlen) {
+    char path[4300];
+    struct stat st;
+    if ((*doc = capacity_result(dir)))
+        return 1;
+    snprintf(path, sizeof path, "%s/capacity.json", dir);
+    if (lstat(path, &st) != 0)
+        return 0;
+    *doc = capacity_load(path, err, errlen);
+    return *doc ? 1 : -1;
+}
+
 json_t *capacity_or_run(const char *dir, json_t **cap, char *err, size_t errlen) {
     char path[4300];
     struct stat st;
     *cap = NULL;
     snprintf(path, sizeof path, "%s/capacity.json", dir);
+    json_t *res = capacity_result(dir);
+    if (res) { /* the headline run, capacity{} in it */
+        const json_t *c = json_object_get(res, "capacity");
+        if (!isfinite(jnum(c, "agents_at_slo"))) {
+            snprintf(err, errlen,
+                     "%s: no count met the SLO (capacity.agents_at_slo is null): nothing to "
+                     "compare",
+                     dir);
+            json_decref(res);
+            return NULL;
+        }
+        *cap = json_incref((json_t *)c);
+        return res;
+    }
     if (lstat(path, &st) != 0)
         return load_run(dir, err, errlen);
     json_t *doc = capacity_load(path, err, errlen);

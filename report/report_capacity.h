@@ -14,6 +14,12 @@
  * symbolic link, no FIFO) of at most 64 MiB. NULL with err set. */
 json_t *capacity_load(const char *path, char *err, size_t errlen);
 
+/* The document whose "capacity" the page draws, into *doc: DIR/result.json
+ * when it holds capacity{} (this build), else DIR/capacity.json (a
+ * directory of an earlier build). 1 with *doc, 0 when DIR is no capacity
+ * directory, -1 with err (capacity.json unreadable). */
+int capacity_doc(const char *dir, json_t **doc, char *err, size_t errlen);
+
 /* DIR as `harness compare` reads it: a run directory as load_run does; a
  * capacity directory as the run its agents at SLO came from (the point of
  * that many agents, its repeated run where there is one), the capacity

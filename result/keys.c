@@ -110,6 +110,8 @@ const struct result_key result_keys[RK_COUNT] = {
     [RK_SHARDS] = {"shards", NULL, MERGE, NULL, RK_MERGED, RT_ARRAY, RK_COUNT, 0, NULL},
     [RK_MERGE] = {"merge", NULL, MERGE, NULL, RK_MERGED, RT_OBJECT, RK_COUNT, 0, NULL},
     [RK_PACER] = {"pacer", RUN, MERGE, NULL, RK_PACED, RT_OBJECT, RK_COUNT, 0, NULL},
+    [RK_CAPACITY] = {"capacity", "capacity_result.c:capacity_result_write", NULL, NULL, RK_SEARCHED,
+                     RT_OBJECT, RK_COUNT, 0, NULL},
     [RK_NOT_RECORDED] = {"not_recorded", "upgrade.c:result_upgrade", "upgrade.c:result_upgrade",
                          "upgrade.c:result_upgrade", RK_UPGRADED, RT_OBJECT, RK_COUNT, 0, NULL},
 };
@@ -156,7 +158,8 @@ size_t result_keys_check(const json_t *res, char lines[][256], size_t max) {
                     (json_object_get(res, "repeats") ? RK_REPEAT : 0) |
                     (json_object_get(res, "shard") ? RK_SHARD : 0) |
                     (json_object_get(res, "not_recorded") ? RK_UPGRADED : 0) |
-                    (json_object_get(res, "pacer") ? RK_PACED : 0);
+                    (json_object_get(res, "pacer") ? RK_PACED : 0) |
+                    (json_object_get(res, "capacity") ? RK_SEARCHED : 0);
     for (size_t i = 0; i < RK_COUNT; i++) {
         const struct result_key *k = &result_keys[i];
         const json_t *v = json_object_get(res, k->name);

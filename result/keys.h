@@ -29,6 +29,9 @@
  * writes it has it; one of an earlier build of the same version may not
  * (a reader takes its absence for "not judged"). */
 #define RK_LATER 32u
+/* A `harness capacity` result (DIR/result.json): its headline run's result
+ * with the search's verdict beside it (fleet/capacity_result.c). */
+#define RK_SEARCHED 64u
 
 /* The JSON types a key may hold, as a mask of 1 << json_type. */
 #define RT(t) (1u << (t))
@@ -90,6 +93,7 @@ enum rkey {
     RK_SHARDS,
     RK_MERGE,
     RK_PACER,        /* paced agents (issue 38) */
+    RK_CAPACITY,     /* harness capacity: agents at SLO (issue 38) */
     RK_NOT_RECORDED, /* only in an older result read through result_upgrade() */
     RK_COUNT
 };

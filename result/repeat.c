@@ -11,6 +11,7 @@
 #include "../common/json.h"
 #include "../common/oplog.h"
 #include "../result/result.h"
+#include "../result/runlog.h"
 
 int repeat_stats(const double *v, unsigned n, struct repeat_stats *st) {
     memset(st, 0, sizeof *st);
@@ -240,9 +241,12 @@ json_t *repeat_combine(json_t *const *runs, const char *const *dirs, unsigned ma
         json_num_or_null(st.mean, ok), "aops_cv", json_num_or_null(st.cv, ok && isfinite(st.cv)),
         "median_run", (int)median + 1, "runs", names, "trend", trend);
     result_complete(res, RK_REPEAT, runs[median]);
-    /* The headline is the median run's: so is the log check reads. */
+    /* The headline is the median run's: so is the log check reads (a
+     * merged run's: its shards' logs, under its directory). */
     json_t *ol = json_deep_copy(json_object_get(runs[median], "oplog"));
-    if (json_is_object(ol))
+    if (json_is_array(json_object_get(ol, "shards")))
+        runlog_under(ol, dirs[median]);
+    else if (json_is_object(ol))
         json_object_set_new(ol, "file", json_sprintf("%s/%s", dirs[median], OPLOG_FILE));
     result_put(res, RK_OPLOG, ol, jstr(runs[median], "oplog_reason"));
     result_put(res, RK_REPEATS, rep, NULL);

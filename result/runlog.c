@@ -91,3 +91,19 @@ json_t *runlog_json(const char *file, uint64_t records, int record_bytes, const 
                      "record_bytes", record_bytes >= 0 ? json_integer(record_bytes) : json_null(),
                      "format", format ? json_string(format) : json_null());
 }
+
+static void under(json_t *o, const char *key, const char *dir) {
+    const char *v = json_string_value(json_object_get(o, key));
+    if (v)
+        json_object_set_new(o, key, json_sprintf("%s/%s", dir, v));
+}
+
+void runlog_under(json_t *oplog, const char *dir) {
+    size_t i;
+    json_t *e;
+    under(oplog, "file", dir);
+    json_array_foreach(json_object_get(oplog, "shards"), i, e) {
+        under(e, "result", dir);
+        under(e, "file", dir);
+    }
+}

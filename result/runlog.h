@@ -15,6 +15,12 @@
  * it, so a log is never taken for another run's. */
 void runlog_new_id(char out[RUNLOG_ID_LEN]);
 
+/* A result's oplog block {file} or {shards[{result, file}]} (a merge's)
+ * with every path in it moved under dir: the result copied or combined
+ * into the directory above its own (a --repeat's runs/<i>, a capacity
+ * search's points/<N>) still names its own files. */
+void runlog_under(json_t *oplog, const char *dir);
+
 /* Write cfg->out/ops.log from the first nworkers slots (t0: the release,
  * CLOCK_MONOTONIC, 0 when never released; t0_wall: the same by the wall
  * clock), and record run_id and an "oplog" block {file, records,

@@ -72,3 +72,26 @@ db_user() {
     printf 'MARIADB_HOST=127.0.0.1\nMARIADB_PORT=%s\nMARIADB_USER=harness\nMARIADB_PASSWORD=%s\nMARIADB_DATABASE=aops\n' \
         "$DB_PORT" "$1" >"$DB_DIR/creds"
 }
+
+# The stack's S3 by curl's own SigV4 (not the harness's code), for the objects a test puts:
+#   s3_as_stack                         the stack's credentials into the environment, unless set
+#   s3_curl BUCKET METHOD PATH [args]   one request; PATH follows the bucket ("/key", "?list-type=2")
+#   s3_rm_prefix BUCKET PREFIX          every object under PREFIX/ removed
+s3_as_stack() {
+    local cred=${AOPS_STACK_DIR:-$ROOT/.local/stack}/credentials
+    if [ -z "${AWS_ACCESS_KEY_ID:-}" ] && [ -f "$cred" ]; then
+        set -a; . "$cred"; set +a
+    fi
+}
+s3_curl() {
+    local b=$1 m=$2 p=$3; shift 3
+    curl -sf -X "$m" --aws-sigv4 "aws:amz:us-east-1:s3" -u "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY" \
+        -H "x-amz-content-sha256: e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" \
+        "${S3_ENDPOINT:-http://127.0.0.1:9000}/$b$p" "$@"
+}
+s3_rm_prefix() {
+    local k
+    for k in $(s3_curl "$1" GET "?list-type=2&prefix=${2//\//%2F}%2F" 2>/dev/null | grep -o '<Key>[^<]*</Key>' | sed 's/<[^>]*>//g'); do
+        s3_curl "$1" DELETE "/$k" >/dev/null 2>&1
+    done
+}

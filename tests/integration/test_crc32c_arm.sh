@@ -17,7 +17,7 @@ if ! command -v $CC >/dev/null || ! command -v $QEMU >/dev/null; then
 fi
 $CC -O2 -std=gnu11 -Wall -Wextra -Werror -pthread -static -o "$TMP/test_crc32c" \
     "$ROOT/tests/unit/test_crc32c.c" "$ROOT/common/crc32c.c" 2>"$TMP/cc.log"
-check_eq "cross-build for aarch64 ($(head -3 "$TMP/cc.log"))" 0 $?
+st=$?; check_eq "cross-build for aarch64 ($(head -3 "$TMP/cc.log"))" 0 $st
 check_contains "statically linked" "statically linked" "$(file "$TMP/test_crc32c")"
 out=$(env -u QEMU_LD_PREFIX $QEMU "$TMP/test_crc32c" 2>&1)
 rc=$?

@@ -148,7 +148,7 @@ done
 mkdir -p "$TMP/bare"
 cp "$HARNESS" "$TMP/bare/harness"
 (cd "$TMP/bare" && env -i PATH=/usr/bin:/bin ./harness plan --containers 1 --placement cores --sysroot "$S" >/dev/null 2>"$TMP/bare.err")
-check_eq "plan away from the repository, without credentials, exits 0 ($(head -1 "$TMP/bare.err"))" 0 $?
+st=$?; check_eq "plan away from the repository, without credentials, exits 0 ($(head -1 "$TMP/bare.err"))" 0 $st
 refused() { # refused "description" expected-words args...
     local what=$1 words=$2
     shift 2

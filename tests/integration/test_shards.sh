@@ -19,20 +19,10 @@ COMMON=(--profile tiny --bucket $B --corpus "$C" --patterns "$ROOT/corpus/patter
 RUN=(--containers 2 --dataset shared "${COMMON[@]}")
 
 # The result objects this test put, removed again (the data set stays).
-if [ -z "${AWS_ACCESS_KEY_ID:-}" ] && [ -f "$ROOT/.local/stack/credentials" ]; then
-    set -a; . "$ROOT/.local/stack/credentials"; set +a
-fi
-s3() { # s3 METHOD PATH [curl args...]
-    local m=$1 p=$2; shift 2
-    curl -sf -X "$m" --aws-sigv4 "aws:amz:us-east-1:s3" -u "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY" \
-        -H "x-amz-content-sha256: e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" \
-        "${S3_ENDPOINT:-http://127.0.0.1:9000}/$B$p" "$@"
-}
+s3_as_stack
+s3() { s3_curl "$B" "$@"; } # s3 METHOD PATH [curl args...]
 cleanup() {
-    local k
-    for k in $(s3 GET "?list-type=2&prefix=${P//\//%2F}%2F" 2>/dev/null | grep -o '<Key>[^<]*</Key>' | sed 's/<[^>]*>//g'); do
-        s3 DELETE "/$k" >/dev/null 2>&1
-    done
+    s3_rm_prefix "$B" "$P"
     rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -75,7 +65,7 @@ check_eq "the shards share one config hash" 1 "$(jq -s '[.[].shard.config_hash] 
 
 # --- the merge, from the bucket ------------------------------------------------------------------
 "$HARNESS" merge "$URL/run/" --out "$TMP/m" --results-url "$URL/run/merged/" >"$TMP/m.log" 2>&1
-check_eq "merge s3://.../run/ exits 0 ($(tail -3 "$TMP/m.log" | tr '\n' ' '))" 0 $?
+st=$?; check_eq "merge s3://.../run/ exits 0 ($(tail -3 "$TMP/m.log" | tr '\n' ' '))" 0 $st
 M=$TMP/m/result.json
 check "merged: valid" jq -e '.valid == true and (.invalid_reasons | length == 0)' "$M"
 check_eq "merged: 3 x 2 x 1,340 ops" 8040 "$(jq_ .totals.ops "$M")"

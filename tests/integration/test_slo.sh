@@ -30,7 +30,7 @@ JOB=(--containers 1 --profile tiny --bucket $B --corpus "$TMP/corpus" --sample-i
 "$HARNESS" "${JOB[@]}" --out "$TMP/hour" \
     --slo 's3.p99<=3600s,db.p99<=3600s,search.p99.9<=3600s,s3.1MiB.p50<=3600s,db.point.p100<=3600s' \
     >"$TMP/hour.out" 2>"$TMP/hour.err"
-check_eq "a tiny run judged by hour-long bounds exits 0 ($(tail -2 "$TMP/hour.err"))" 0 $?
+st=$?; check_eq "a tiny run judged by hour-long bounds exits 0 ($(tail -2 "$TMP/hour.err"))" 0 $st
 R=$TMP/hour/result.json
 check "... met, every check met, none with a reason" jq -e \
     '.slo.met == true and (.slo.checks | length == 5) and all(.slo.checks[]; .met and .reason == null and .errors == 0)' $R
@@ -56,7 +56,7 @@ check_contains "... and the verdict the log contradicts" "DIFFERS slo.checks.1.m
 check_contains "... and slo.met against its checks" "DIFFERS slo.met: result.json true, but its checks say a bound is not met" "$out"
 
 "$HARNESS" "${JOB[@]}" --out "$TMP/us" --slo 's3.p50<=1us,db.p99<=3600s' >"$TMP/us.out" 2>"$TMP/us.err"
-check_eq "a run that misses its SLO is still valid: exit 0 ($(tail -2 "$TMP/us.err"))" 0 $?
+st=$?; check_eq "a run that misses its SLO is still valid: exit 0 ($(tail -2 "$TMP/us.err"))" 0 $st
 R=$TMP/us/result.json
 check "... not met: the 1 us bound fails on its figure, the hour holds" jq -e '
     .valid and .slo.met == false and .slo.checks[0].met == false and .slo.checks[0].reason == null

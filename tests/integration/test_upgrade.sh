@@ -32,7 +32,7 @@ cp tests/fixtures/result-tiny-b.json "$TMP/now/result.json" # a late build's, po
 # ---- harness upgrade, and the schema ------------------------------------------------------------
 for k in null obj; do
     "$HARNESS" upgrade "$TMP/$k" >"$TMP/$k.up.json" 2>"$TMP/$k.up.err"
-    check_eq "upgrade of version 1's power $k: exit 0 ($(head -1 "$TMP/$k.up.err"))" 0 $?
+    st=$?; check_eq "upgrade of version 1's power $k: exit 0 ($(head -1 "$TMP/$k.up.err"))" 0 $st
 done
 check_eq "power null: one package entry, unmeasured, the old reason its reason" \
     "package power_w null null false $(jq -r .telemetry.power_unavailable_reason "$F")" \
@@ -77,11 +77,11 @@ done
 
 # ---- report and compare --------------------------------------------------------------------------
 "$HARNESS" report "$TMP/obj" -o "$TMP/obj.html" >/dev/null 2>"$TMP/obj.err"
-check_eq "report of version 1 (power object): exit 0 ($(head -1 "$TMP/obj.err"))" 0 $?
+st=$?; check_eq "report of version 1 (power object): exit 0 ($(head -1 "$TMP/obj.err"))" 0 $st
 check "... its package power's mean on the page" grep -qF 'data-key="telemetry.power.0.mean_w" data-value="65.4"' "$TMP/obj.html"
 check "... and its peak" grep -qF 'data-key="telemetry.power.0.peak_w" data-value="88.1"' "$TMP/obj.html"
 "$HARNESS" report "$TMP/null" -o "$TMP/null.html" >/dev/null 2>"$TMP/null.err"
-check_eq "report of version 1 (power null): exit 0 ($(head -1 "$TMP/null.err"))" 0 $?
+st=$?; check_eq "report of version 1 (power null): exit 0 ($(head -1 "$TMP/null.err"))" 0 $st
 check "... the package's reason on the page" grep -qF "/sys/class/powercap absent" "$TMP/null.html"
 out=$("$HARNESS" compare "$TMP/obj" "$TMP/now" 2>&1)
 check_eq "compare of version 1 with a current result: exit 0" 0 $?
