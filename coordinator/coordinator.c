@@ -235,9 +235,14 @@ static void reap_all(struct coord *c, int ms) {
     c->alive = 0;
 }
 
+/* The error of the first worker that failed before the start. Only a slot
+ * whose phase says PH_FAILED: a worker sets it (seq_cst) after writing its
+ * error, so the text is whole; another worker may still be writing its own
+ * (all of them fail an open that cannot succeed), and reading that one gave
+ * "harness: sleep: " in a loaded test run. */
 static const char *first_worker_error(struct coord *c, char *buf, size_t len) {
     for (unsigned i = 0; i < c->forked; i++)
-        if (run_slot(&c->r, i)->error[0]) {
+        if (atomic_load(&run_slot(&c->r, i)->phase) == PH_FAILED && run_slot(&c->r, i)->error[0]) {
             snprintf(buf, len, "%.*s", SLOT_TEXT(run_slot(&c->r, i)->error));
             return buf;
         }
