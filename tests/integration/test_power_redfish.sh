@@ -86,7 +86,9 @@ run() { # run NAME [harness options...]: a short run of the test workload
 platform() { jq -c '[.telemetry.power[] | select(.scope == "platform")][0]' "$TMP/$1/result.json"; }
 
 # ---- readings that change, read on the source's own thread ----
-SLEEP_US=10000 BMC_USERNAME=admin BMC_PASSWORD=s3cret run good --cycles 15 --quiet \
+# 30 cycles, about 6 s: readings every 0.25 s give two dozen, and a loaded machine's slow
+# simulator (0.5-0.7 s a GET at load 20: 4 readings in 15 cycles' 3 s) still more than 6.
+SLEEP_US=10000 BMC_USERNAME=admin BMC_PASSWORD=s3cret run good --cycles 30 --quiet \
     --bmc https://127.0.0.1:$PORT --bmc-cacert "$TMP/cert.pem" --bmc-interval 0.25
 kill $WRITER 2>/dev/null; wait $WRITER 2>/dev/null; WRITER=
 # sushy-static serves one request at a time: one still waiting in open() on the FIFO (the
