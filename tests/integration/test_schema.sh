@@ -106,6 +106,12 @@ for r in "${ALL[@]}"; do
     check_eq "$r/result.json validates against result.schema.json" "" "$(grep -F "$TMP/$r/result.json: " <<<"$out")"
 done
 check "the repeat result is the one with repeats{}" jq -e '.repeats.n == 2' "$TMP/rep/result.json"
+# A shard whose db window shared all its time with another workload: result/windows.c writes
+# its exclusive part as {seconds: 0} alone. A real two-shard capacity run's merge had one, and
+# the schema wanted every figure there.
+jq '.shards[0].windows.db.exclusive = {seconds: 0}' "$TMP/m/result.json" >"$TMP/m-excl0.json"
+check_eq "a merge with a shard's window of no exclusive time validates" "" \
+    "$(/usr/bin/python3 "$V" "$TMP/m-excl0.json" 2>&1)"
 
 # ---- the key table (result/keys.c): harness check's own check of each result's keys -----------
 # A merged and a repeated result have every top-level key a single run has; harness check (its
