@@ -105,6 +105,25 @@ out=$("$HARNESS" compare "$R" "$R" 2>&1)
 check_contains "compare: CPU per operation by component" "CPU seconds per operation by component" "$out"
 check_contains "compare: the S3 window's MinIO row" "  s3 minio" "$out"
 
+# ---- a machine shared with something else -------------------------------------------------------
+# Two busy loops beside a run: their CPU time, read from their own /proc/PID/stat by the test
+# around the run, is what attribution.run.other must hold (at least 80 % of it: the run's span is
+# inside the test's), and a warning says the figures are not the workload's alone.
+proc_cpu() { awk -v h="$hz" '{ s += ($14 + $15) / h } END { print s + 0 }' "${@/#//proc/}" 2>/dev/null; }
+loops=()
+for _ in 1 2; do (while :; do :; done) & loops+=($!); done
+stats=("${loops[@]/%//stat}")
+c0=$(proc_cpu "${stats[@]}")
+"$HARNESS" --containers 1 --profile tiny --cycles 2 --sample-interval 0.1 --out "$TMP/shared" --quiet >"$TMP/shared.log" 2>&1
+c1=$(proc_cpu "${stats[@]}")
+kill "${loops[@]}"; wait "${loops[@]}" 2>/dev/null
+loops_cpu=$(awk -v a="$c0" -v b="$c1" 'BEGIN { print b - a }')
+S=$TMP/shared/result.json
+check "shared machine: other holds the busy loops' CPU ($(jq_ .attribution.run.other.cpu_s "$S") s of their $loops_cpu s)" \
+    awk -v o="$(jq_ .attribution.run.other.cpu_s "$S")" -v l="$loops_cpu" 'BEGIN { exit !(l > 1 && o >= 0.8 * l) }'
+check "shared machine: a warning says the figures are not the workload's alone" \
+    jq -e '[.warnings[] | select(test("^attribution: processes other than MinIO, MariaDB, the workers and the coordinator .* used [0-9.]+ s of CPU over the run"))] | length == 1' "$S"
+
 # ---- 2. a MariaDB of our own -------------------------------------------------------------------
 D=$TMP/db
 db_init "$D" $((35000 + $$ % 2000)) || { fail "mariadb-install-db: $(tail -3 "$D/install.log")"; finish; }
