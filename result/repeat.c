@@ -173,6 +173,49 @@ static json_t *repeat_trend(const double *aops, unsigned made, double max_cv, js
                      dir ? json_null() : json_string(why));
 }
 
+/* The commonest shape of a --repeat from cold caches is no trend but a
+ * step: the first run slow, the rest level (a full-profile --repeat 3 here
+ * from dropped caches: 24.6, 37.4, 37.8 AOPS, the disks serving 17.3 % of
+ * run 1's bytes and none of the others'). The trend rule calls it "not
+ * steady", rightly, and then nothing named the cause. So, with 3 or more
+ * runs each with an AOPS: when the later runs agree within --max-cv (their
+ * range over their mean) and the first is lower than the lowest of them by
+ * more than --max-cv of their mean, a warning says run 1 met cold caches,
+ * with each run's share served from the disks where the results have it. */
+static void first_run_cold(json_t *const *runs, const double *aops, unsigned made, double max_cv,
+                           json_t *warnings) {
+    if (made < 3)
+        return;
+    double lo = INFINITY, hi = -INFINITY, sum = 0;
+    for (unsigned i = 0; i < made; i++)
+        if (!isfinite(aops[i]) || !(aops[i] > 0))
+            return;
+    for (unsigned i = 1; i < made; i++) {
+        lo = fmin(lo, aops[i]);
+        hi = fmax(hi, aops[i]);
+        sum += aops[i];
+    }
+    double mean = sum / (made - 1), below = (mean - aops[0]) / mean * 100;
+    if (!((hi - lo) / mean * 100 <= max_cv) || !(lo - aops[0] > mean * max_cv / 100))
+        return;
+    char disks[160] = "";
+    double d0 = jnum(runs[0], "storage.served_from_disk"), dmax = -1;
+    for (unsigned i = 1; i < made; i++) {
+        double d = jnum(runs[i], "storage.served_from_disk");
+        dmax = isfinite(d) && isfinite(dmax) ? fmax(dmax, d) : NAN;
+    }
+    if (isfinite(d0) && isfinite(dmax))
+        snprintf(disks, sizeof disks,
+                 "; the disks served %.1f %% of its bytes and at most %.1f %% of a later run's",
+                 100 * d0, 100 * dmax);
+    json_array_append_new(
+        warnings, json_sprintf("run 1 (%.1f AOPS) is %.1f %% below the later runs (%.1f to %.1f "
+                               "AOPS), which agree within --max-cv %g %%: the first run met cold "
+                               "caches (page cache, MariaDB's buffer pool)%s; add --warmup-cycles 1 "
+                               "(or more)",
+                               aops[0], below, lo, hi, max_cv, disks));
+}
+
 json_t *repeat_combine(json_t *const *runs, const char *const *dirs, unsigned made, unsigned asked,
                        double max_cv) {
     double *aops = calloc(made ? made : 1, sizeof *aops);
@@ -222,6 +265,8 @@ json_t *repeat_combine(json_t *const *runs, const char *const *dirs, unsigned ma
                                            "%g %%): the figures move this much on a rerun",
                                            st.cv, st.n, max_cv));
     json_t *trend = repeat_trend(aops, made, max_cv, warnings);
+    if (json_is_null(json_object_get(trend, "direction")))
+        first_run_cold(runs, aops, made, max_cv, warnings);
     json_t *res = result_begin(reasons, warnings);
     json_decref(reasons);
     json_decref(warnings);
