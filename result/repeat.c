@@ -209,11 +209,12 @@ static void first_run_cold(json_t *const *runs, const double *aops, unsigned mad
                  "; the disks served %.1f %% of its bytes and at most %.1f %% of a later run's",
                  100 * d0, 100 * dmax);
     json_array_append_new(
-        warnings, json_sprintf("run 1 (%.1f AOPS) is %.1f %% below the later runs (%.1f to %.1f "
-                               "AOPS), which agree within --max-cv %g %%: the first run met cold "
-                               "caches (page cache, MariaDB's buffer pool)%s; add --warmup-cycles 1 "
-                               "(or more)",
-                               aops[0], below, lo, hi, max_cv, disks));
+        warnings,
+        json_sprintf("run 1 (%.1f AOPS) is %.1f %% below the later runs (%.1f to %.1f "
+                     "AOPS), which agree within --max-cv %g %%: the first run met cold "
+                     "caches (page cache, MariaDB's buffer pool)%s; add --warmup-cycles 1 "
+                     "(or more)",
+                     aops[0], below, lo, hi, max_cv, disks));
 }
 
 json_t *repeat_combine(json_t *const *runs, const char *const *dirs, unsigned made, unsigned asked,
