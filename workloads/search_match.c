@@ -22,6 +22,7 @@
 
 #include "search_match.h"
 #include "search_simd.h"
+#include "search_utf8.h"
 
 /* PCRE2's own default match limit, which ripgrep keeps: a pathological
  * pattern fails with an error instead of hanging the worker. */
@@ -646,6 +647,12 @@ int matcher_compile(struct matcher *m, const char *pattern, char *err, size_t er
      * alone need no PCRE2 at all. So literals, when there are any. */
     m->pf = a.pf;
     m->runs = a.runs;
+    /* Undecoded text is searched for the literals only when none holds
+     * U+FFFD, which decoding writes where the raw text has none. */
+    m->raw_ok = m->pf.n > 0;
+    for (int k = 0; k < m->pf.n; k++)
+        if (memmem(m->pf.lit[k], m->pf.len[k], "\xEF\xBF\xBD", 3))
+            m->raw_ok = 0;
     if (!m->pf.n)
         m->chain = a.chain;
     /* A match needs a byte >= 0x80 when PCRE2 says its first or a required
@@ -1041,14 +1048,38 @@ static int64_t count_chained(struct matcher *m, const char *buf, size_t len, int
     return n;
 }
 
+/* The line buf[ls, le) of undecoded text, which holds invalid UTF-8:
+ * decoded into scratch, then checked and matched as match_line does. */
+static int match_decoded_line(struct matcher *m, const char *buf, size_t ls, size_t le, size_t len,
+                              char *scratch, int64_t *n, int stop_first, size_t *first_end,
+                              char *err, size_t errlen) {
+    size_t dl = utf8_lossy(buf + ls, le - ls, scratch);
+    if (!line_ok(m, scratch, 0, dl))
+        return 0;
+    int r = find(m, scratch, dl, 0, err, errlen);
+    if (r < 0)
+        return -1;
+    if (r) {
+        (*n)++;
+        if (stop_first) {
+            *first_end = le < len ? le + 1 : le;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* With a prefilter: only the lines holding one of the literals are matched,
  * each on its own as ripgrep matches it (so any pattern whose literals are
  * required gets ripgrep's per-line result, look-around or not); when the
- * pattern is nothing but its literals, holding one is matching. buf is what
- * PCRE2 sees (already decoded), so the literals are searched in the same
- * bytes. */
+ * pattern is nothing but its literals, holding one is matching. The
+ * literals are searched in buf as it is: decoded already (scratch NULL), or
+ * undecoded (matcher_count_raw), when a line holding one is decoded before
+ * PCRE2 sees it if it is not valid UTF-8 (ascii: buf is all ASCII, so
+ * valid). */
 static int64_t count_prefiltered(struct matcher *m, const char *buf, size_t len, int stop_first,
-                                 size_t *first_end, char *err, size_t errlen) {
+                                 char *scratch, int ascii, size_t *first_end, char *err,
+                                 size_t errlen) {
     const struct prefilter *pf = &m->pf;
     size_t next[PREFILTER_MAX]; /* next occurrence of each literal, SIZE_MAX: none */
     int64_t n = 0;
@@ -1077,11 +1108,14 @@ static int64_t count_prefiltered(struct matcher *m, const char *buf, size_t len,
             const char *p = at > ls ? memrchr(buf + ls, '\n', at - ls) : NULL;
             if (p)
                 ls = (size_t)(p - buf) + 1;
-            if (line_ok(m, buf, ls, le)) {
-                int r = match_line(m, buf, ls, le, len, &n, stop_first, first_end, err, errlen);
-                if (r)
-                    return r < 0 ? -1 : n;
-            }
+            int r = 0;
+            if (scratch && !ascii && utf8_valid_upto(buf + ls, le - ls) < le - ls)
+                r = match_decoded_line(m, buf, ls, le, len, scratch, &n, stop_first, first_end,
+                                       err, errlen);
+            else if (line_ok(m, buf, ls, le))
+                r = match_line(m, buf, ls, le, len, &n, stop_first, first_end, err, errlen);
+            if (r)
+                return r < 0 ? -1 : n;
         }
         ls = le + 1;
     }
@@ -1114,7 +1148,7 @@ int64_t matcher_count(struct matcher *m, const char *buf, size_t len, unsigned f
     if ((flags & MATCH_ASCII) && m->nonascii)
         return 0;
     if (m->pf.n > 0)
-        return count_prefiltered(m, buf, len, stop_first, first_end, err, errlen);
+        return count_prefiltered(m, buf, len, stop_first, NULL, 1, first_end, err, errlen);
     if (m->chain.n > 0)
         return count_chained(m, buf, len, stop_first, first_end, err, errlen);
     if (m->endf || m->minlen >= LINE_FILTER_MINLEN)
@@ -1153,4 +1187,16 @@ int64_t matcher_count(struct matcher *m, const char *buf, size_t len, unsigned f
         start = le + 1;
     }
     return n;
+}
+
+int64_t matcher_count_raw(struct matcher *m, const char *buf, size_t len, unsigned flags,
+                          char *scratch, size_t *first_end, char *err, size_t errlen) {
+    if (!m->raw_ok || !m->pf.n) { /* a caller's mistake: never count undecoded text otherwise */
+        snprintf(err, errlen, "undecoded text given to a matcher that needs it decoded");
+        return -1;
+    }
+    if ((flags & MATCH_ASCII) && m->nonascii)
+        return 0;
+    return count_prefiltered(m, buf, len, (flags & MATCH_STOP_FIRST) != 0, scratch,
+                             (flags & MATCH_ASCII) != 0, first_end, err, errlen);
 }
