@@ -758,32 +758,79 @@ static int lit_eq(const char *s, const char *lit, size_t n, int icase) {
 }
 
 #ifdef SEARCH_AVX2
-/* The same scan, 32 candidate starts at a time: where the CPU has AVX2
- * (checked at run time; the build targets baseline x86-64). Returns the
- * first candidate confirmed, or where the scalar tail must go on. */
-__attribute__((target("avx2"))) static size_t lit_scan_avx2(const char *buf, size_t i, size_t last,
-                                                            const char *lit, size_t ll, size_t r1,
-                                                            size_t r2, int icase, int *found) {
+/* 32 candidate starts at p: where the two rare bytes are (caseless: a
+ * letter compared with its 0x20 bit set), one byte of 0xFF each. */
+__attribute__((target("avx2"))) static inline __m256i pair_avx2(const char *p, size_t r1, size_t r2,
+                                                                 __m256i a, __m256i b, __m256i fa,
+                                                                 __m256i fb, int icase) {
+    __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)(p + r1));
+    __m256i y = _mm256_loadu_si256((const __m256i *)(const void *)(p + r2));
+    if (icase)
+        x = _mm256_or_si256(x, fa), y = _mm256_or_si256(y, fb);
+    return _mm256_and_si256(_mm256_cmpeq_epi8(x, a), _mm256_cmpeq_epi8(y, b));
+}
+
+/* The candidates of mask (bit k: the start at + k) confirmed in full, in
+ * order: the first that holds the literal, or SIZE_MAX. */
+static inline size_t confirm(const char *buf, size_t at, unsigned mask, const char *lit, size_t ll,
+                             int icase) {
+    for (; mask; mask &= mask - 1) {
+        size_t c = at + (size_t)__builtin_ctz(mask);
+        if (lit_eq(buf + c, lit, ll, icase))
+            return c;
+    }
+    return SIZE_MAX;
+}
+
+/* The same scan, 128 candidate starts a round (four compares of 32 ORed and
+ * tested at once: most rounds find nothing), then 32 at a time: where the
+ * CPU has AVX2 (checked at run time; the build targets baseline x86-64).
+ * icase is a constant in each caller's copy, so the case-sensitive scan
+ * does no OR. Returns the first candidate confirmed, or where the scalar
+ * tail must go on. */
+__attribute__((target("avx2"))) static inline size_t
+lit_scan_avx2_body(const char *buf, size_t i, size_t last, const char *lit, size_t ll, size_t r1,
+                   size_t r2, int icase, int *found) {
     const __m256i a = _mm256_set1_epi8(lit[r1]), b = _mm256_set1_epi8(lit[r2]);
     const __m256i fa = _mm256_set1_epi8(icase && is_alpha(lit[r1]) ? 0x20 : 0);
     const __m256i fb = _mm256_set1_epi8(icase && is_alpha(lit[r2]) ? 0x20 : 0);
-    for (; i + 32 <= last + 1; i += 32) {
-        __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)(buf + i + r1));
-        __m256i y = _mm256_loadu_si256((const __m256i *)(const void *)(buf + i + r2));
-        unsigned mask = (unsigned)_mm256_movemask_epi8(
-            _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_or_si256(x, fa), a),
-                             _mm256_cmpeq_epi8(_mm256_or_si256(y, fb), b)));
-        while (mask) {
-            size_t at = i + (size_t)__builtin_ctz(mask);
-            if (lit_eq(buf + at, lit, ll, icase)) {
+    size_t c;
+    for (; i + 128 <= last + 1; i += 128) {
+        __m256i m0 = pair_avx2(buf + i, r1, r2, a, b, fa, fb, icase);
+        __m256i m1 = pair_avx2(buf + i + 32, r1, r2, a, b, fa, fb, icase);
+        __m256i m2 = pair_avx2(buf + i + 64, r1, r2, a, b, fa, fb, icase);
+        __m256i m3 = pair_avx2(buf + i + 96, r1, r2, a, b, fa, fb, icase);
+        __m256i any = _mm256_or_si256(_mm256_or_si256(m0, m1), _mm256_or_si256(m2, m3));
+        if (_mm256_testz_si256(any, any))
+            continue;
+        const __m256i m[4] = {m0, m1, m2, m3};
+        for (int k = 0; k < 4; k++) {
+            c = confirm(buf, i + 32 * (size_t)k, (unsigned)_mm256_movemask_epi8(m[k]), lit, ll,
+                        icase);
+            if (c != SIZE_MAX) {
                 *found = 1;
-                return at;
+                return c;
             }
-            mask &= mask - 1;
+        }
+    }
+    for (; i + 32 <= last + 1; i += 32) {
+        c = confirm(buf, i,
+                    (unsigned)_mm256_movemask_epi8(pair_avx2(buf + i, r1, r2, a, b, fa, fb, icase)),
+                    lit, ll, icase);
+        if (c != SIZE_MAX) {
+            *found = 1;
+            return c;
         }
     }
     *found = 0;
     return i;
+}
+
+__attribute__((target("avx2"))) static size_t lit_scan_avx2(const char *buf, size_t i, size_t last,
+                                                            const char *lit, size_t ll, size_t r1,
+                                                            size_t r2, int icase, int *found) {
+    return icase ? lit_scan_avx2_body(buf, i, last, lit, ll, r1, r2, 1, found)
+                 : lit_scan_avx2_body(buf, i, last, lit, ll, r1, r2, 0, found);
 }
 #endif
 
