@@ -437,6 +437,29 @@ static void test_filtered_counts(void) {
     CHECK(count_how("\\d+\\.\\d+\\.\\d+", bufs[10], AS_COMPILED, 0, &(size_t){0}) == 3);
     CHECK(count_how("\\bself\\b.*\\bself\\b.*\\bself\\b", bufs[11], AS_COMPILED, 0, &(size_t){0}) ==
           1);
+    /* The line filter's lines, found 64 bytes a step: lines of every length
+     * from 0 to 90 one after another (so '\n's fall on every offset of the
+     * 64-byte blocks, the first and the last), with and without a last
+     * '\n', each the same as line by line. */
+    static char big[5000];
+    size_t bl = 0;
+    for (int l = 0; l <= 90; l++) {
+        for (int k = 0; k < l; k++)
+            big[bl++] = k == 0 ? '"' : k == l - 1 ? (l % 7 == 0 ? ' ' : l % 3 ? '"' : 'x') : (l % 5 ? 'a' : ' ');
+        big[bl++] = '\n';
+    }
+    const char *lp[] = {"^.{70,}", "\\s+$", "x$", "^.{65,}x$", "\"[^\"]{40,}\"", "^.{33}$", NULL};
+    for (int cut = 0; cut < 2; cut++) {
+        big[bl - cut] = 0; /* cut 1: the last line has no '\n' */
+        for (int i = 0; lp[i]; i++) {
+            size_t fe1 = 0, fe2 = 0;
+            int64_t comp = count_how(lp[i], big, AS_COMPILED, 0, &fe1);
+            int64_t line = count_how(lp[i], big, PER_LINE, 0, &fe2);
+            CHECKF(comp == line && comp > 0, "'%s' over lines of 0..90 bytes%s: search %lld, per line %lld",
+                   lp[i], cut ? ", no last '\\n'" : "", (long long)comp, (long long)line);
+        }
+    }
+    CHECK(count_how("^.{70,}", big, AS_COMPILED, 0, &(size_t){0}) == 21); /* 70..90 */
 }
 
 static void test_text_scan(void) {
