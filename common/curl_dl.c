@@ -26,33 +26,33 @@
 #define CURL_SONAME "libcurl.so.4"
 
 /* X(name, return type, parameters) for each function the harness calls. */
-#define CURL_FUNCS(X)                                                                             \
-    X(curl_global_init, CURLcode, (long))                                                         \
-    X(curl_global_cleanup, void, (void))                                                          \
-    X(curl_easy_init, CURL *, (void))                                                             \
-    X(curl_easy_cleanup, void, (CURL *))                                                          \
-    X(curl_easy_reset, void, (CURL *))                                                            \
-    X(curl_easy_perform, CURLcode, (CURL *))                                                      \
-    X(curl_easy_setopt, CURLcode, (CURL *, CURLoption, ...))                                      \
-    X(curl_easy_getinfo, CURLcode, (CURL *, CURLINFO, ...))                                       \
-    X(curl_easy_strerror, const char *, (CURLcode))                                               \
-    X(curl_easy_escape, char *, (CURL *, const char *, int))                                      \
-    X(curl_easy_header, CURLHcode,                                                                \
-      (CURL *, const char *, size_t, unsigned int, int, struct curl_header **))                   \
-    X(curl_free, void, (void *))                                                                  \
-    X(curl_slist_append, struct curl_slist *, (struct curl_slist *, const char *))                \
-    X(curl_slist_free_all, void, (struct curl_slist *))                                           \
-    X(curl_url, CURLU *, (void))                                                                  \
-    X(curl_url_cleanup, void, (CURLU *))                                                          \
-    X(curl_url_get, CURLUcode, (CURLU *, CURLUPart, char **, unsigned int))                       \
-    X(curl_url_set, CURLUcode, (CURLU *, CURLUPart, const char *, unsigned int))                  \
-    X(curl_version_info, curl_version_info_data *, (CURLversion))                                 \
-    X(curl_multi_init, CURLM *, (void))                                                           \
-    X(curl_multi_cleanup, CURLMcode, (CURLM *))                                                   \
-    X(curl_multi_add_handle, CURLMcode, (CURLM *, CURL *))                                        \
-    X(curl_multi_remove_handle, CURLMcode, (CURLM *, CURL *))                                     \
-    X(curl_multi_perform, CURLMcode, (CURLM *, int *))                                            \
-    X(curl_multi_poll, CURLMcode, (CURLM *, struct curl_waitfd[], unsigned int, int, int *))      \
+#define CURL_FUNCS(X)                                                                              \
+    X(curl_global_init, CURLcode, (long))                                                          \
+    X(curl_global_cleanup, void, (void))                                                           \
+    X(curl_easy_init, CURL *, (void))                                                              \
+    X(curl_easy_cleanup, void, (CURL *))                                                           \
+    X(curl_easy_reset, void, (CURL *))                                                             \
+    X(curl_easy_perform, CURLcode, (CURL *))                                                       \
+    X(curl_easy_setopt, CURLcode, (CURL *, CURLoption, ...))                                       \
+    X(curl_easy_getinfo, CURLcode, (CURL *, CURLINFO, ...))                                        \
+    X(curl_easy_strerror, const char *, (CURLcode))                                                \
+    X(curl_easy_escape, char *, (CURL *, const char *, int))                                       \
+    X(curl_easy_header, CURLHcode,                                                                 \
+      (CURL *, const char *, size_t, unsigned int, int, struct curl_header **))                    \
+    X(curl_free, void, (void *))                                                                   \
+    X(curl_slist_append, struct curl_slist *, (struct curl_slist *, const char *))                 \
+    X(curl_slist_free_all, void, (struct curl_slist *))                                            \
+    X(curl_url, CURLU *, (void))                                                                   \
+    X(curl_url_cleanup, void, (CURLU *))                                                           \
+    X(curl_url_get, CURLUcode, (CURLU *, CURLUPart, char **, unsigned int))                        \
+    X(curl_url_set, CURLUcode, (CURLU *, CURLUPart, const char *, unsigned int))                   \
+    X(curl_version_info, curl_version_info_data *, (CURLversion))                                  \
+    X(curl_multi_init, CURLM *, (void))                                                            \
+    X(curl_multi_cleanup, CURLMcode, (CURLM *))                                                    \
+    X(curl_multi_add_handle, CURLMcode, (CURLM *, CURL *))                                         \
+    X(curl_multi_remove_handle, CURLMcode, (CURLM *, CURL *))                                      \
+    X(curl_multi_perform, CURLMcode, (CURLM *, int *))                                             \
+    X(curl_multi_poll, CURLMcode, (CURLM *, struct curl_waitfd[], unsigned int, int, int *))       \
     X(curl_multi_info_read, CURLMsg *, (CURLM *, int *))
 
 #define FIELD(name, ret, params) ret(*name) params;

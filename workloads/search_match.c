@@ -713,12 +713,13 @@ static int find(struct matcher *m, const char *s, size_t len, size_t start, char
     return -1;
 }
 
-/* Match the line buf[ls, le) on its own, as ripgrep does, counting it into
- * *n. Returns -1 on a PCRE2 failure, 1 when stop_first and it matched
- * (*first_end set past its '\n'), else 0. */
-static int match_line(struct matcher *m, const char *buf, size_t ls, size_t le, size_t len,
+/* Match one line's text[0..tlen) on its own, as ripgrep does, counting it
+ * into *n; the line ends at le of a buffer of len bytes. Returns -1 on a
+ * PCRE2 failure, 1 when stop_first and it matched (*first_end set past its
+ * '\n'), else 0. */
+static int match_text(struct matcher *m, const char *text, size_t tlen, size_t le, size_t len,
                       int64_t *n, int stop_first, size_t *first_end, char *err, size_t errlen) {
-    int r = find(m, buf + ls, le - ls, 0, err, errlen);
+    int r = find(m, text, tlen, 0, err, errlen);
     if (r < 0)
         return -1;
     if (r) {
@@ -729,6 +730,12 @@ static int match_line(struct matcher *m, const char *buf, size_t ls, size_t le, 
         }
     }
     return 0;
+}
+
+/* The line buf[ls, le). */
+static int match_line(struct matcher *m, const char *buf, size_t ls, size_t le, size_t len,
+                      int64_t *n, int stop_first, size_t *first_end, char *err, size_t errlen) {
+    return match_text(m, buf + ls, le - ls, le, len, n, stop_first, first_end, err, errlen);
 }
 
 static int64_t count_per_line(struct matcher *m, const char *buf, size_t len, int stop_first,
@@ -761,8 +768,8 @@ static int lit_eq(const char *s, const char *lit, size_t n, int icase) {
 /* 32 candidate starts at p: where the two rare bytes are (caseless: a
  * letter compared with its 0x20 bit set), one byte of 0xFF each. */
 __attribute__((target("avx2"))) static inline __m256i pair_avx2(const char *p, size_t r1, size_t r2,
-                                                                 __m256i a, __m256i b, __m256i fa,
-                                                                 __m256i fb, int icase) {
+                                                                __m256i a, __m256i b, __m256i fa,
+                                                                __m256i fb, int icase) {
     __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)(p + r1));
     __m256i y = _mm256_loadu_si256((const __m256i *)(const void *)(p + r2));
     if (icase)
@@ -923,7 +930,8 @@ static const char *run_find(const struct runs *rs, int r, const char *buf, size_
     size_t ll = rs->len[r];
     const char *lit = rs->lit[r];
     if (!rs->icase) /* glibc's memmem makes a one-byte needle cost twice memchr */
-        return ll == 1 ? memchr(buf + from, lit[0], to - from) : memmem(buf + from, to - from, lit, ll);
+        return ll == 1 ? memchr(buf + from, lit[0], to - from)
+                       : memmem(buf + from, to - from, lit, ll);
     for (size_t i = from; i + ll <= to; i++)
         if (lit_eq(buf + i, lit, ll, 1))
             return buf + i;
@@ -1103,17 +1111,7 @@ static int match_decoded_line(struct matcher *m, const char *buf, size_t ls, siz
     size_t dl = utf8_lossy(buf + ls, le - ls, scratch);
     if (!line_ok(m, scratch, 0, dl))
         return 0;
-    int r = find(m, scratch, dl, 0, err, errlen);
-    if (r < 0)
-        return -1;
-    if (r) {
-        (*n)++;
-        if (stop_first) {
-            *first_end = le < len ? le + 1 : le;
-            return 1;
-        }
-    }
-    return 0;
+    return match_text(m, scratch, dl, le, len, n, stop_first, first_end, err, errlen);
 }
 
 /* With a prefilter: only the lines holding one of the literals are matched,
@@ -1157,8 +1155,8 @@ static int64_t count_prefiltered(struct matcher *m, const char *buf, size_t len,
                 ls = (size_t)(p - buf) + 1;
             int r = 0;
             if (scratch && !ascii && utf8_valid_upto(buf + ls, le - ls) < le - ls)
-                r = match_decoded_line(m, buf, ls, le, len, scratch, &n, stop_first, first_end,
-                                       err, errlen);
+                r = match_decoded_line(m, buf, ls, le, len, scratch, &n, stop_first, first_end, err,
+                                       errlen);
             else if (line_ok(m, buf, ls, le))
                 r = match_line(m, buf, ls, le, len, &n, stop_first, first_end, err, errlen);
             if (r)
@@ -1186,8 +1184,8 @@ static inline uint64_t newlines64(const char *p) {
     const uint8x16_t nl = vdupq_n_u8('\n');
     uint64_t m = 0;
     for (int k = 0; k < 4; k++) {
-        uint64_t b = neon_mask4(vceqq_u8(vld1q_u8((const uint8_t *)p + 16 * k), nl)) &
-                     0x8888888888888888ull;
+        uint64_t b =
+            neon_mask4(vceqq_u8(vld1q_u8((const uint8_t *)p + 16 * k), nl)) & 0x8888888888888888ull;
         for (uint64_t x = b; x; x &= x - 1)
             m |= 1ull << (16 * k + (__builtin_ctzll(x) >> 2));
     }

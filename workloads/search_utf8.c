@@ -68,7 +68,8 @@ static size_t ascii_skip(const unsigned char *s, size_t i, size_t n) {
         i = ascii_skip_avx2(s, i, n);
 #endif
 #if defined(SEARCH_SSE2)
-    while (i + 16 <= n && !_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)(const void *)(s + i))))
+    while (i + 16 <= n &&
+           !_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)(const void *)(s + i))))
         i += 16;
 #elif defined(SEARCH_NEON)
     while (i + 16 <= n && vmaxvq_u8(vld1q_u8(s + i)) < 0x80)

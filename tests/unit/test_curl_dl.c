@@ -39,8 +39,8 @@ int main(void) {
     CHECK(e != NULL);
     struct engine_totals t = {0};
     CHECK(e && engine_search(e, &m, file, ENGINE_COUNT, NULL, NULL, &t) == 0);
-    CHECKF(t.files == 1 && t.lines == 1, "%llu files, %llu lines: %s",
-           (unsigned long long)t.files, (unsigned long long)t.lines, t.err);
+    CHECKF(t.files == 1 && t.lines == 1, "%llu files, %llu lines: %s", (unsigned long long)t.files,
+           (unsigned long long)t.lines, t.err);
     engine_close(e);
     matcher_free(&m);
     CHECKF(libpath_loaded("libcurl", path, sizeof path) < 0, "libcurl mapped before its use: %s",

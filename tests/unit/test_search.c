@@ -445,7 +445,11 @@ static void test_filtered_counts(void) {
     size_t bl = 0;
     for (int l = 0; l <= 90; l++) {
         for (int k = 0; k < l; k++)
-            big[bl++] = k == 0 ? '"' : k == l - 1 ? (l % 7 == 0 ? ' ' : l % 3 ? '"' : 'x') : (l % 5 ? 'a' : ' ');
+            big[bl++] = k == 0       ? '"'
+                        : k == l - 1 ? (l % 7 == 0 ? ' '
+                                        : l % 3    ? '"'
+                                                   : 'x')
+                                     : (l % 5 ? 'a' : ' ');
         big[bl++] = '\n';
     }
     const char *lp[] = {"^.{70,}", "\\s+$", "x$", "^.{65,}x$", "\"[^\"]{40,}\"", "^.{33}$", NULL};
@@ -455,8 +459,9 @@ static void test_filtered_counts(void) {
             size_t fe1 = 0, fe2 = 0;
             int64_t comp = count_how(lp[i], big, AS_COMPILED, 0, &fe1);
             int64_t line = count_how(lp[i], big, PER_LINE, 0, &fe2);
-            CHECKF(comp == line && comp > 0, "'%s' over lines of 0..90 bytes%s: search %lld, per line %lld",
-                   lp[i], cut ? ", no last '\\n'" : "", (long long)comp, (long long)line);
+            CHECKF(comp == line && comp > 0,
+                   "'%s' over lines of 0..90 bytes%s: search %lld, per line %lld", lp[i],
+                   cut ? ", no last '\\n'" : "", (long long)comp, (long long)line);
         }
     }
     CHECK(count_how("^.{70,}", big, AS_COMPILED, 0, &(size_t){0}) == 21); /* 70..90 */
@@ -623,7 +628,8 @@ static size_t whatwg_decode(const unsigned char *s, size_t n, char *out) {
  * and random bytes: the decoder agrees with the reference, and the valid
  * prefix it reports ends where the reference first writes U+FFFD. */
 static void test_utf8_lossy_reference(void) {
-    static const char *bad[] = {"\xff", "\xc3", "\xe2\x82", "\xf0\x9f\x98", "\xed\xa0\x80", "\xc0\xaf"};
+    static const char *bad[] = {"\xff",         "\xc3",         "\xe2\x82",
+                                "\xf0\x9f\x98", "\xed\xa0\x80", "\xc0\xaf"};
     unsigned char buf[200];
     char got[700], want[700];
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
@@ -633,8 +639,8 @@ static void test_utf8_lossy_reference(void) {
             memcpy(buf + at, bad[k], strlen(bad[k]));
             size_t g = utf8_lossy((const char *)buf, 150, got);
             size_t w = whatwg_decode(buf, 150, want);
-            CHECKF(g == w && !memcmp(got, want, w), "'%s' at %zu: %zu bytes, reference %zu",
-                   bad[k], at, g, w);
+            CHECKF(g == w && !memcmp(got, want, w), "'%s' at %zu: %zu bytes, reference %zu", bad[k],
+                   at, g, w);
             if (at + strlen(bad[k]) <= 70 || at >= 75) /* apart from the valid characters */
                 CHECKF(utf8_valid_upto((const char *)buf, 150) == at,
                        "'%s' at %zu: valid up to %zu", bad[k], at,
@@ -665,15 +671,32 @@ static void test_utf8_lossy_reference(void) {
  * undecoded text. */
 static void test_raw_equals_decoded(void) {
     const char *bufs[] = {
-        "fooError\xff\nError\xc3\n\n\xe2\x82 Error y\r\nIO\xff" "Error IOError\nError",
-        "Stra\xc3\x9f" "e\nStra\xc3\xc3\x9f" "e\nStra\xff\x9f" "e\n\xed\xa0\x80Stra\xc3\x9f" "e\n",
+        "fooError\xff\nError\xc3\n\n\xe2\x82 Error y\r\nIO\xff"
+        "Error IOError\nError",
+        "Stra\xc3\x9f"
+        "e\nStra\xc3\xc3\x9f"
+        "e\nStra\xff\x9f"
+        "e\n\xed\xa0\x80Stra\xc3\x9f"
+        "e\n",
         "\xff\xfe TODO\n todo \xc0\xaf\nxx\xc3\n \xf0\x9f\x98TODO\xf0\x9f\x98\x80\n",
         "def test_a_b(self):\xff\ndef test_\xe9_b(self):\ndef test_a_\xc3\xa9(self):\n",
-        "ab\xff\xff" "cd\nabxxxxcd\nab\xff" "cd\n",
+        "ab\xff\xff"
+        "cd\nabxxxxcd\nab\xff"
+        "cd\n",
     };
-    const char *pats[] = {"\\w+Error\\b", "Error", "Stra\xc3\x9f" "e", "\\p{Lu}\\p{Ll}+\xc3\x9f" "e",
-                          "(?i)todo|xx", "TODO\\W", "def test_\\w+_\\w+\\(self\\):",
-                          "ab.{4}cd", "ab.{2}cd", "ab\\W+cd", NULL};
+    const char *pats[] = {"\\w+Error\\b",
+                          "Error",
+                          "Stra\xc3\x9f"
+                          "e",
+                          "\\p{Lu}\\p{Ll}+\xc3\x9f"
+                          "e",
+                          "(?i)todo|xx",
+                          "TODO\\W",
+                          "def test_\\w+_\\w+\\(self\\):",
+                          "ab.{4}cd",
+                          "ab.{2}cd",
+                          "ab\\W+cd",
+                          NULL};
     char dec[600], scratch[600], err[256];
     for (size_t b = 0; b < sizeof bufs / sizeof bufs[0]; b++)
         for (int i = 0; pats[i]; i++) {
