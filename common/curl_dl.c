@@ -1,27 +1,22 @@
-/* curl_dl.c -- libcurl, loaded on its first use rather than at every start.
+/* curl_dl.c -- libcurl, loaded on its first use rather than at every start
+ * (dl_lazy.h says why and how).
  *
  * Debian's libcurl brings about thirty libraries with it (GnuTLS, Kerberos,
  * LDAP, SSH, RTMP, ...), most linked with BIND_NOW: loading and relocating
- * them costs each start of ./harness about 5 ms of CPU and 450 page faults
- * (perf stat: 5.7 ms and 613 faults for `harness search` of /dev/null, 0.9
- * ms without libcurl, libmariadb, libcrypto, jansson and libcgroup). Only
- * what talks HTTP needs it (S3, MinIO's metrics, Docker, Redfish, bench/s3),
- * not `harness search`, check, report or compare. So the harness is linked
- * without -lcurl, and this file defines the libcurl functions it calls: the
- * first call loads libcurl.so.4 (dlopen, under pthread_once) and each call
- * goes on to the library's own function. A harness whose libcurl cannot be
- * loaded says so once, on stderr, and every call fails as libcurl's would
- * (NULL, CURLE_FAILED_INIT), so an operation that needs it is an error.
- *
- * The table of functions is written once under `once`, read-only after (as
- * crc32c.c's tables): the process's dynamic linking, not state. */
+ * them cost each start of ./harness about 5 ms of CPU and 300 page faults
+ * (perf stat: 6.0 ms and 613 faults for `harness search` of /dev/null, 0.9
+ * ms with PCRE2 and liburing only). Only what talks HTTP needs it (S3,
+ * MinIO's metrics, Docker, Redfish, bench/s3). A harness whose libcurl
+ * cannot be loaded says so once, and every call fails as libcurl's would
+ * (NULL, CURLE_FAILED_INIT, ...), so an operation that needs it is an
+ * error.
+ */
 #define CURL_DISABLE_TYPECHECK /* the function definitions below, not the checking macros */
 #include <curl/curl.h>
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdarg.h>
-#include <stdio.h>
-#include <string.h>
+
+#include "dl_lazy.h"
 
 #define CURL_SONAME "libcurl.so.4"
 
@@ -55,54 +50,27 @@
     X(curl_multi_poll, CURLMcode, (CURLM *, struct curl_waitfd[], unsigned int, int, int *))       \
     X(curl_multi_info_read, CURLMsg *, (CURLM *, int *))
 
-#define FIELD(name, ret, params) ret(*name) params;
-static struct {
-    int ok;
-    CURL_FUNCS(FIELD)
-} lib; /* written once under `once`, read-only after */
-static pthread_once_t once = PTHREAD_ONCE_INIT;
+DL_LAZY_LIBRARY(CURL_FUNCS, CURL_SONAME, "S3, Docker and Redfish")
 
-static void load(void) {
-    void *dl = dlopen(CURL_SONAME, RTLD_NOW | RTLD_GLOBAL);
-    if (!dl) {
-        fprintf(stderr, "harness: cannot load %s, which S3, Docker and Redfish need: %s\n",
-                CURL_SONAME, dlerror());
-        return;
-    }
-#define RESOLVE(name, ret, params)                                                                 \
-    if (!(*(void **)&lib.name = dlsym(dl, #name))) {                                               \
-        fprintf(stderr, "harness: %s has no %s\n", CURL_SONAME, #name);                            \
-        return;                                                                                    \
-    }
-    CURL_FUNCS(RESOLVE)
-    lib.ok = 1;
-}
-
-static int loaded(void) {
-    pthread_once(&once, load);
-    return lib.ok;
-}
-
-/* A call forwarded: FAIL when libcurl could not be loaded. */
-#define FORWARD(FAIL, name, ...) return loaded() ? lib.name(__VA_ARGS__) : FAIL
+#define FORWARD DL_LAZY_FORWARD
 
 CURLcode curl_global_init(long flags) {
     FORWARD(CURLE_FAILED_INIT, curl_global_init, flags);
 }
 void curl_global_cleanup(void) {
     if (loaded())
-        lib.curl_global_cleanup();
+        DL_LAZY_FN(fn, curl_global_cleanup)();
 }
 CURL *curl_easy_init(void) {
     FORWARD(NULL, curl_easy_init);
 }
 void curl_easy_cleanup(CURL *h) {
     if (loaded())
-        lib.curl_easy_cleanup(h);
+        DL_LAZY_FN(fn, curl_easy_cleanup)(h);
 }
 void curl_easy_reset(CURL *h) {
     if (loaded())
-        lib.curl_easy_reset(h);
+        DL_LAZY_FN(fn, curl_easy_reset)(h);
 }
 CURLcode curl_easy_perform(CURL *h) {
     FORWARD(CURLE_FAILED_INIT, curl_easy_perform, h);
@@ -119,19 +87,19 @@ CURLcode curl_easy_setopt(CURL *h, CURLoption opt, ...) {
     CURLcode rc;
     if (opt < CURLOPTTYPE_OBJECTPOINT) {
         long v = va_arg(ap, long);
-        rc = lib.curl_easy_setopt(h, opt, v);
+        rc = DL_LAZY_FN(fn, curl_easy_setopt)(h, opt, v);
     } else if (opt < CURLOPTTYPE_FUNCTIONPOINT) {
         void *v = va_arg(ap, void *);
-        rc = lib.curl_easy_setopt(h, opt, v);
+        rc = DL_LAZY_FN(fn, curl_easy_setopt)(h, opt, v);
     } else if (opt < CURLOPTTYPE_OFF_T) {
         void (*v)(void) = va_arg(ap, void (*)(void));
-        rc = lib.curl_easy_setopt(h, opt, v);
+        rc = DL_LAZY_FN(fn, curl_easy_setopt)(h, opt, v);
     } else if (opt < CURLOPTTYPE_BLOB) {
         curl_off_t v = va_arg(ap, curl_off_t);
-        rc = lib.curl_easy_setopt(h, opt, v);
+        rc = DL_LAZY_FN(fn, curl_easy_setopt)(h, opt, v);
     } else {
         void *v = va_arg(ap, void *);
-        rc = lib.curl_easy_setopt(h, opt, v);
+        rc = DL_LAZY_FN(fn, curl_easy_setopt)(h, opt, v);
     }
     va_end(ap);
     return rc;
@@ -145,7 +113,7 @@ CURLcode curl_easy_getinfo(CURL *h, CURLINFO info, ...) {
     va_start(ap, info);
     void *p = va_arg(ap, void *);
     va_end(ap);
-    return lib.curl_easy_getinfo(h, info, p);
+    return DL_LAZY_FN(fn, curl_easy_getinfo)(h, info, p);
 }
 
 const char *curl_easy_strerror(CURLcode rc) {
@@ -160,21 +128,21 @@ CURLHcode curl_easy_header(CURL *h, const char *name, size_t index, unsigned int
 }
 void curl_free(void *p) {
     if (loaded())
-        lib.curl_free(p);
+        DL_LAZY_FN(fn, curl_free)(p);
 }
 struct curl_slist *curl_slist_append(struct curl_slist *l, const char *s) {
     FORWARD(NULL, curl_slist_append, l, s);
 }
 void curl_slist_free_all(struct curl_slist *l) {
     if (loaded())
-        lib.curl_slist_free_all(l);
+        DL_LAZY_FN(fn, curl_slist_free_all)(l);
 }
 CURLU *curl_url(void) {
     FORWARD(NULL, curl_url);
 }
 void curl_url_cleanup(CURLU *u) {
     if (loaded())
-        lib.curl_url_cleanup(u);
+        DL_LAZY_FN(fn, curl_url_cleanup)(u);
 }
 CURLUcode curl_url_get(CURLU *u, CURLUPart what, char **part, unsigned int flags) {
     FORWARD(CURLUE_OUT_OF_MEMORY, curl_url_get, u, what, part, flags);

@@ -1,15 +1,21 @@
-/* test_curl_dl.c -- libcurl loaded on first use (common/curl_dl.c): a
- * process of the library that never calls libcurl never maps it (a search
- * over a tree does not), the first call maps it, and the calls reach
- * libcurl with their arguments whole: each kind of option (long, pointer,
- * function pointer, curl_off_t) and of getinfo answer, checked by what
- * libcurl does with a file:// transfer of a known file. */
+/* test_dl_lazy.c -- libcurl, libmariadb and libcrypto loaded on first use
+ * (common/dl_lazy.h): a process of the library that never calls them never
+ * maps them (a search over a tree does not), the first call maps each, and
+ * the calls reach the library with their arguments whole: each kind of
+ * libcurl option (long, pointer, function pointer, curl_off_t) and of
+ * getinfo answer, checked by what libcurl does with a file:// transfer of a
+ * known file; SHA-256 and HMAC-SHA256 against published test vectors;
+ * libmariadb's client version and a refused connection. */
 #include <curl/curl.h>
+#include <mysql.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "../../common/digest.h"
 #include "../../common/libpath.h"
 #include "../../workloads/search_engine.h"
 #include "unit.h"
@@ -43,8 +49,42 @@ int main(void) {
            (unsigned long long)t.lines, t.err);
     engine_close(e);
     matcher_free(&m);
-    CHECKF(libpath_loaded("libcurl", path, sizeof path) < 0, "libcurl mapped before its use: %s",
-           path);
+    static const char *const libs[] = {"libcurl", "libmariadb", "libcrypto", "libssl"};
+    for (size_t i = 0; i < sizeof libs / sizeof libs[0]; i++)
+        CHECKF(libpath_loaded(libs[i], path, sizeof path) < 0, "%s mapped before its use: %s",
+               libs[i], path);
+
+    /* libcrypto: FIPS 180-2's "abc", RFC 4231's test case 2. */
+    char hex[SHA256_HEX];
+    sha256_hex("abc", 3, hex);
+    CHECK(!strcmp(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"));
+    CHECK(libpath_loaded("libcrypto", path, sizeof path) == 0);
+    unsigned char mac[32];
+    unsigned int maclen = 0;
+    const char *msg = "what do ya want for nothing?";
+    CHECK(HMAC(EVP_sha256(), "Jefe", 4, (const unsigned char *)msg, strlen(msg), mac, &maclen) &&
+          maclen == 32);
+    static const unsigned char want_mac[32] = {0x5b, 0xdc, 0xc1, 0x46, 0xbf, 0x60, 0x75, 0x4e,
+                                               0x6a, 0x04, 0x24, 0x26, 0x08, 0x95, 0x75, 0xc7,
+                                               0x5a, 0x00, 0x3f, 0x08, 0x9d, 0x27, 0x39, 0x83,
+                                               0x9d, 0xec, 0x58, 0xb9, 0x64, 0xec, 0x38, 0x43};
+    CHECK(!memcmp(mac, want_mac, 32));
+
+    /* libmariadb: its version, and a connection nothing answers (port 1). */
+    CHECK(libpath_loaded("libmariadb", path, sizeof path) < 0);
+    const char *cv = mysql_get_client_info();
+    CHECKF(cv && cv[0] >= '1' && cv[0] <= '9', "client version '%s'", cv ? cv : "(null)");
+    CHECK(libpath_loaded("libmariadb", path, sizeof path) == 0);
+    MYSQL *db = mysql_init(NULL);
+    CHECK(db != NULL);
+    if (db) {
+        unsigned timeout = 2;
+        CHECK(mysql_optionsv(db, MYSQL_OPT_CONNECT_TIMEOUT, &timeout) == 0);
+        CHECK(mysql_real_connect(db, "127.0.0.1", "u", "p", NULL, 1, NULL, 0) == NULL);
+        CHECKF(mysql_errno(db) == 2002 || mysql_errno(db) == 2003, "%u %s", mysql_errno(db),
+               mysql_error(db));
+        mysql_close(db);
+    }
     char url[64];
     snprintf(url, sizeof url, "file://%s", file);
 
@@ -52,7 +92,7 @@ int main(void) {
     CHECK(h != NULL);
     CHECK(libpath_loaded("libcurl", path, sizeof path) == 0);
     if (!h)
-        return unit_done("test_curl_dl");
+        return unit_done("test_dl_lazy");
     size_t got = 0;
     /* pointer, function pointer and pointer options; curl_off_t: from 600 */
     CHECK(curl_easy_setopt(h, CURLOPT_URL, url) == CURLE_OK);
@@ -84,5 +124,5 @@ int main(void) {
     CHECK(esc && !strcmp(esc, "a%20b%2Fc"));
     curl_free(esc);
     unlink(file);
-    return unit_done("test_curl_dl");
+    return unit_done("test_dl_lazy");
 }
