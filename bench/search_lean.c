@@ -1,9 +1,10 @@
 /* search_lean.c -- `harness search` alone: the same command (search_cli.c
  * and the engine from build/rel/libaops.a), linked with --as-needed against
- * PCRE2 and liburing only. ./harness also loads libcurl, libmariadb and
- * their ~35 dependencies, which costs every process start ~10 ms of CPU
- * (dynamic linking) that a search inside a worker never pays; bench/search
- * --lean measures the search with this binary instead.
+ * PCRE2 and liburing only. ./harness also loads jansson and libcgroup,
+ * about 0.5 ms of CPU per process start (dynamic linking; libcurl,
+ * libmariadb and libcrypto with their ~35 dependencies, 4.5 ms more, only
+ * on first use: common/dl_lazy.h), which a search inside a worker never
+ * pays; bench/search --lean measures the search with this binary instead.
  *
  * usage: search_lean search [OPTIONS] PATTERN PATH... (as ./harness) */
 #include <stdio.h>

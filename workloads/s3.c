@@ -410,8 +410,8 @@ static int s3_server_count(const struct config *cfg, struct wl_server_count *out
  * the bodies are checked. */
 static json_t *s3_provenance(const struct config *cfg) {
     const curl_version_info_data *v = curl_version_info(CURLVERSION_NOW);
-    json_t *lib = json_pack("{s:s}", "libcurl", v->version);
-    if (v->ssl_version)
+    json_t *lib = json_pack("{s:s?}", "libcurl", v ? v->version : NULL); /* NULL: not loadable */
+    if (v && v->ssl_version)
         json_object_set_new(lib, "libcurl_tls", json_string(v->ssl_version));
     char err[512];
     json_t *man = s3_manifest_provenance(cfg, err, sizeof err), *ver;

@@ -176,92 +176,6 @@ unsigned text_scan(const char *s, size_t n) {
     return r;
 }
 
-/* ---- UTF-8: validation and ripgrep's (WHATWG) lossy decoding ---- */
-
-/* Length of the valid sequence at s (1..4), or 0 with *bad = bytes of the
- * maximal invalid prefix to replace with one U+FFFD. */
-static size_t utf8_seq(const unsigned char *s, size_t n, size_t *bad) {
-    unsigned c = s[0];
-    size_t need;
-    unsigned lo = 0x80, hi = 0xBF;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF)
-        need = 1;
-    else if (c >= 0xE0 && c <= 0xEF) {
-        need = 2;
-        if (c == 0xE0)
-            lo = 0xA0;
-        if (c == 0xED)
-            hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        need = 3;
-        if (c == 0xF0)
-            lo = 0x90;
-        if (c == 0xF4)
-            hi = 0x8F;
-    } else {
-        *bad = 1;
-        return 0;
-    }
-    for (size_t i = 1; i <= need; i++) {
-        if (i >= n || s[i] < lo || s[i] > hi) {
-            *bad = i;
-            return 0;
-        }
-        lo = 0x80, hi = 0xBF;
-    }
-    return need + 1;
-}
-
-int utf8_valid(const char *str, size_t n) {
-    const unsigned char *s = (const unsigned char *)str;
-    size_t i = 0;
-    while (i < n) {
-        /* ASCII sixteen bytes at a time: source code is nearly all ASCII. */
-#if defined(SEARCH_SSE2)
-        while (i + 16 <= n &&
-               !_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)(const void *)(s + i))))
-            i += 16;
-#elif defined(SEARCH_NEON)
-        while (i + 16 <= n && vmaxvq_u8(vld1q_u8(s + i)) < 0x80)
-            i += 16;
-#else
-        for (uint64_t w; i + 8 <= n && (memcpy(&w, s + i, 8), !(w & 0x8080808080808080ull));)
-            i += 8;
-#endif
-        if (i >= n)
-            break;
-        if (s[i] < 0x80) {
-            i++;
-            continue;
-        }
-        size_t bad, k = utf8_seq(s + i, n - i, &bad);
-        if (!k)
-            return 0;
-        i += k;
-    }
-    return 1;
-}
-
-size_t utf8_lossy(const char *str, size_t n, char *out) {
-    const unsigned char *s = (const unsigned char *)str;
-    size_t i = 0, o = 0;
-    while (i < n) {
-        size_t bad, k = utf8_seq(s + i, n - i, &bad);
-        if (k) {
-            memcpy(out + o, s + i, k);
-            o += k;
-            i += k;
-        } else {
-            memcpy(out + o, "\xEF\xBF\xBD", 3);
-            o += 3;
-            i += bad;
-        }
-    }
-    return o;
-}
-
 /* ---- UTF-16 ---- */
 
 size_t utf16_to_utf8(const char *str, size_t n, int big_endian, int last, char *out, size_t *used) {
@@ -326,14 +240,25 @@ static int match_lines(struct engine *e, struct file *f, const char *text, size_
                        int valid_utf8) {
     if (e->mode == ENGINE_LIST && f->count > 0)
         return 0; /* listed already: only a NUL could change that now */
-    if (high && !valid_utf8 && !utf8_valid(text, len)) {
-        len = utf8_lossy(text, len, e->xbuf);
-        text = e->xbuf;
-    }
     char err[256];
     size_t fe;
     unsigned flags = (high ? 0 : MATCH_ASCII) | (e->mode == ENGINE_LIST ? MATCH_STOP_FIRST : 0);
-    int64_t n = matcher_count(e->m, text, len, flags, &fe, err, sizeof err);
+    int64_t n;
+    if (high && !valid_utf8 && e->m->raw_ok) {
+        /* The matcher decodes the lines it matches, in xbuf (free here: the
+         * UTF-16 path, which decodes into it, says valid_utf8). */
+        n = matcher_count_raw(e->m, text, len, flags, e->xbuf, &fe, err, sizeof err);
+    } else {
+        if (high && !valid_utf8) {
+            size_t v = utf8_valid_upto(text, len);
+            if (v < len) { /* the valid start as it is, the rest decoded */
+                memcpy(e->xbuf, text, v);
+                len = v + utf8_lossy(text + v, len - v, e->xbuf + v);
+                text = e->xbuf;
+            }
+        }
+        n = matcher_count(e->m, text, len, flags, &fe, err, sizeof err);
+    }
     if (n < 0) {
         f->failed = 1;
         note_error(e, f->path, err);

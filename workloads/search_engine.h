@@ -14,6 +14,7 @@
 
 #include "../common/reader.h"
 #include "search_match.h"
+#include "search_utf8.h" /* utf8_valid, utf8_lossy */
 
 #define ENGINE_SLOTS READER_SLOTS /* files read at once (io_uring) */
 #define ENGINE_BUF READER_BUF     /* per file in flight: lines up to 1 MiB */
@@ -70,12 +71,6 @@ int engine_run(struct engine *e, struct matcher *m, const char *root, enum engin
 #define TEXT_NUL 1u
 #define TEXT_HIGH 2u
 unsigned text_scan(const char *s, size_t n);
-
-/* ripgrep decodes invalid UTF-8 before PCRE2 sees it, each maximal invalid
- * sequence becoming U+FFFD. Returns 1 when s[0..n) is valid UTF-8. */
-int utf8_valid(const char *s, size_t n);
-/* Writes the decoded text to out (room for 3 * n bytes), returns its length. */
-size_t utf8_lossy(const char *s, size_t n, char *out);
 
 /* ripgrep transcodes a file that starts with a UTF-16 BOM to UTF-8 (with
  * encoding_rs: each unpaired surrogate, and an odd last byte, becomes

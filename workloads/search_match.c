@@ -22,6 +22,7 @@
 
 #include "search_match.h"
 #include "search_simd.h"
+#include "search_utf8.h"
 
 /* PCRE2's own default match limit, which ripgrep keeps: a pathological
  * pattern fails with an error instead of hanging the worker. */
@@ -646,6 +647,12 @@ int matcher_compile(struct matcher *m, const char *pattern, char *err, size_t er
      * alone need no PCRE2 at all. So literals, when there are any. */
     m->pf = a.pf;
     m->runs = a.runs;
+    /* Undecoded text is searched for the literals only when none holds
+     * U+FFFD, which decoding writes where the raw text has none. */
+    m->raw_ok = m->pf.n > 0;
+    for (int k = 0; k < m->pf.n; k++)
+        if (memmem(m->pf.lit[k], m->pf.len[k], "\xEF\xBF\xBD", 3))
+            m->raw_ok = 0;
     if (!m->pf.n)
         m->chain = a.chain;
     /* A match needs a byte >= 0x80 when PCRE2 says its first or a required
@@ -706,12 +713,13 @@ static int find(struct matcher *m, const char *s, size_t len, size_t start, char
     return -1;
 }
 
-/* Match the line buf[ls, le) on its own, as ripgrep does, counting it into
- * *n. Returns -1 on a PCRE2 failure, 1 when stop_first and it matched
- * (*first_end set past its '\n'), else 0. */
-static int match_line(struct matcher *m, const char *buf, size_t ls, size_t le, size_t len,
+/* Match one line's text[0..tlen) on its own, as ripgrep does, counting it
+ * into *n; the line ends at le of a buffer of len bytes. Returns -1 on a
+ * PCRE2 failure, 1 when stop_first and it matched (*first_end set past its
+ * '\n'), else 0. */
+static int match_text(struct matcher *m, const char *text, size_t tlen, size_t le, size_t len,
                       int64_t *n, int stop_first, size_t *first_end, char *err, size_t errlen) {
-    int r = find(m, buf + ls, le - ls, 0, err, errlen);
+    int r = find(m, text, tlen, 0, err, errlen);
     if (r < 0)
         return -1;
     if (r) {
@@ -722,6 +730,12 @@ static int match_line(struct matcher *m, const char *buf, size_t ls, size_t le, 
         }
     }
     return 0;
+}
+
+/* The line buf[ls, le). */
+static int match_line(struct matcher *m, const char *buf, size_t ls, size_t le, size_t len,
+                      int64_t *n, int stop_first, size_t *first_end, char *err, size_t errlen) {
+    return match_text(m, buf + ls, le - ls, le, len, n, stop_first, first_end, err, errlen);
 }
 
 static int64_t count_per_line(struct matcher *m, const char *buf, size_t len, int stop_first,
@@ -751,32 +765,79 @@ static int lit_eq(const char *s, const char *lit, size_t n, int icase) {
 }
 
 #ifdef SEARCH_AVX2
-/* The same scan, 32 candidate starts at a time: where the CPU has AVX2
- * (checked at run time; the build targets baseline x86-64). Returns the
- * first candidate confirmed, or where the scalar tail must go on. */
-__attribute__((target("avx2"))) static size_t lit_scan_avx2(const char *buf, size_t i, size_t last,
-                                                            const char *lit, size_t ll, size_t r1,
-                                                            size_t r2, int icase, int *found) {
+/* 32 candidate starts at p: where the two rare bytes are (caseless: a
+ * letter compared with its 0x20 bit set), one byte of 0xFF each. */
+__attribute__((target("avx2"))) static inline __m256i pair_avx2(const char *p, size_t r1, size_t r2,
+                                                                __m256i a, __m256i b, __m256i fa,
+                                                                __m256i fb, int icase) {
+    __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)(p + r1));
+    __m256i y = _mm256_loadu_si256((const __m256i *)(const void *)(p + r2));
+    if (icase)
+        x = _mm256_or_si256(x, fa), y = _mm256_or_si256(y, fb);
+    return _mm256_and_si256(_mm256_cmpeq_epi8(x, a), _mm256_cmpeq_epi8(y, b));
+}
+
+/* The candidates of mask (bit k: the start at + k) confirmed in full, in
+ * order: the first that holds the literal, or SIZE_MAX. */
+static inline size_t confirm(const char *buf, size_t at, unsigned mask, const char *lit, size_t ll,
+                             int icase) {
+    for (; mask; mask &= mask - 1) {
+        size_t c = at + (size_t)__builtin_ctz(mask);
+        if (lit_eq(buf + c, lit, ll, icase))
+            return c;
+    }
+    return SIZE_MAX;
+}
+
+/* The same scan, 128 candidate starts a round (four compares of 32 ORed and
+ * tested at once: most rounds find nothing), then 32 at a time: where the
+ * CPU has AVX2 (checked at run time; the build targets baseline x86-64).
+ * icase is a constant in each caller's copy, so the case-sensitive scan
+ * does no OR. Returns the first candidate confirmed, or where the scalar
+ * tail must go on. */
+__attribute__((target("avx2"))) static inline size_t
+lit_scan_avx2_body(const char *buf, size_t i, size_t last, const char *lit, size_t ll, size_t r1,
+                   size_t r2, int icase, int *found) {
     const __m256i a = _mm256_set1_epi8(lit[r1]), b = _mm256_set1_epi8(lit[r2]);
     const __m256i fa = _mm256_set1_epi8(icase && is_alpha(lit[r1]) ? 0x20 : 0);
     const __m256i fb = _mm256_set1_epi8(icase && is_alpha(lit[r2]) ? 0x20 : 0);
-    for (; i + 32 <= last + 1; i += 32) {
-        __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)(buf + i + r1));
-        __m256i y = _mm256_loadu_si256((const __m256i *)(const void *)(buf + i + r2));
-        unsigned mask = (unsigned)_mm256_movemask_epi8(
-            _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_or_si256(x, fa), a),
-                             _mm256_cmpeq_epi8(_mm256_or_si256(y, fb), b)));
-        while (mask) {
-            size_t at = i + (size_t)__builtin_ctz(mask);
-            if (lit_eq(buf + at, lit, ll, icase)) {
+    size_t c;
+    for (; i + 128 <= last + 1; i += 128) {
+        __m256i m0 = pair_avx2(buf + i, r1, r2, a, b, fa, fb, icase);
+        __m256i m1 = pair_avx2(buf + i + 32, r1, r2, a, b, fa, fb, icase);
+        __m256i m2 = pair_avx2(buf + i + 64, r1, r2, a, b, fa, fb, icase);
+        __m256i m3 = pair_avx2(buf + i + 96, r1, r2, a, b, fa, fb, icase);
+        __m256i any = _mm256_or_si256(_mm256_or_si256(m0, m1), _mm256_or_si256(m2, m3));
+        if (_mm256_testz_si256(any, any))
+            continue;
+        const __m256i m[4] = {m0, m1, m2, m3};
+        for (int k = 0; k < 4; k++) {
+            c = confirm(buf, i + 32 * (size_t)k, (unsigned)_mm256_movemask_epi8(m[k]), lit, ll,
+                        icase);
+            if (c != SIZE_MAX) {
                 *found = 1;
-                return at;
+                return c;
             }
-            mask &= mask - 1;
+        }
+    }
+    for (; i + 32 <= last + 1; i += 32) {
+        c = confirm(buf, i,
+                    (unsigned)_mm256_movemask_epi8(pair_avx2(buf + i, r1, r2, a, b, fa, fb, icase)),
+                    lit, ll, icase);
+        if (c != SIZE_MAX) {
+            *found = 1;
+            return c;
         }
     }
     *found = 0;
     return i;
+}
+
+__attribute__((target("avx2"))) static size_t lit_scan_avx2(const char *buf, size_t i, size_t last,
+                                                            const char *lit, size_t ll, size_t r1,
+                                                            size_t r2, int icase, int *found) {
+    return icase ? lit_scan_avx2_body(buf, i, last, lit, ll, r1, r2, 1, found)
+                 : lit_scan_avx2_body(buf, i, last, lit, ll, r1, r2, 0, found);
 }
 #endif
 
@@ -868,8 +929,9 @@ static size_t lit_find(const struct prefilter *pf, int k, const char *buf, size_
 static const char *run_find(const struct runs *rs, int r, const char *buf, size_t from, size_t to) {
     size_t ll = rs->len[r];
     const char *lit = rs->lit[r];
-    if (!rs->icase)
-        return memmem(buf + from, to - from, lit, ll);
+    if (!rs->icase) /* glibc's memmem makes a one-byte needle cost twice memchr */
+        return ll == 1 ? memchr(buf + from, lit[0], to - from)
+                       : memmem(buf + from, to - from, lit, ll);
     for (size_t i = from; i + ll <= to; i++)
         if (lit_eq(buf + i, lit, ll, 1))
             return buf + i;
@@ -1041,14 +1103,28 @@ static int64_t count_chained(struct matcher *m, const char *buf, size_t len, int
     return n;
 }
 
+/* The line buf[ls, le) of undecoded text, which holds invalid UTF-8:
+ * decoded into scratch, then checked and matched as match_line does. */
+static int match_decoded_line(struct matcher *m, const char *buf, size_t ls, size_t le, size_t len,
+                              char *scratch, int64_t *n, int stop_first, size_t *first_end,
+                              char *err, size_t errlen) {
+    size_t dl = utf8_lossy(buf + ls, le - ls, scratch);
+    if (!line_ok(m, scratch, 0, dl))
+        return 0;
+    return match_text(m, scratch, dl, le, len, n, stop_first, first_end, err, errlen);
+}
+
 /* With a prefilter: only the lines holding one of the literals are matched,
  * each on its own as ripgrep matches it (so any pattern whose literals are
  * required gets ripgrep's per-line result, look-around or not); when the
- * pattern is nothing but its literals, holding one is matching. buf is what
- * PCRE2 sees (already decoded), so the literals are searched in the same
- * bytes. */
+ * pattern is nothing but its literals, holding one is matching. The
+ * literals are searched in buf as it is: decoded already (scratch NULL), or
+ * undecoded (matcher_count_raw), when a line holding one is decoded before
+ * PCRE2 sees it if it is not valid UTF-8 (ascii: buf is all ASCII, so
+ * valid). */
 static int64_t count_prefiltered(struct matcher *m, const char *buf, size_t len, int stop_first,
-                                 size_t *first_end, char *err, size_t errlen) {
+                                 char *scratch, int ascii, size_t *first_end, char *err,
+                                 size_t errlen) {
     const struct prefilter *pf = &m->pf;
     size_t next[PREFILTER_MAX]; /* next occurrence of each literal, SIZE_MAX: none */
     int64_t n = 0;
@@ -1077,24 +1153,71 @@ static int64_t count_prefiltered(struct matcher *m, const char *buf, size_t len,
             const char *p = at > ls ? memrchr(buf + ls, '\n', at - ls) : NULL;
             if (p)
                 ls = (size_t)(p - buf) + 1;
-            if (line_ok(m, buf, ls, le)) {
-                int r = match_line(m, buf, ls, le, len, &n, stop_first, first_end, err, errlen);
-                if (r)
-                    return r < 0 ? -1 : n;
-            }
+            int r = 0;
+            if (scratch && !ascii && utf8_valid_upto(buf + ls, le - ls) < le - ls)
+                r = match_decoded_line(m, buf, ls, le, len, scratch, &n, stop_first, first_end, err,
+                                       errlen);
+            else if (line_ok(m, buf, ls, le))
+                r = match_line(m, buf, ls, le, len, &n, stop_first, first_end, err, errlen);
+            if (r)
+                return r < 0 ? -1 : n;
         }
         ls = le + 1;
     }
     return n;
 }
 
+#if defined(SEARCH_SSE2) || defined(SEARCH_NEON)
+/* Bit k set when p[k] is '\n', for the 64 bytes at p. */
+static inline uint64_t newlines64(const char *p) {
+#if defined(SEARCH_SSE2)
+    const __m128i nl = _mm_set1_epi8('\n');
+    uint64_t m = 0;
+    for (int k = 0; k < 4; k++)
+        m |= (uint64_t)(unsigned)_mm_movemask_epi8(
+                 _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + 16 * k)), nl))
+             << (16 * k);
+    return m;
+#else
+    /* neon_mask4 gives four bits a byte: keep one of each four, then pack
+     * the 16 bits of each block (bit 4j+3 -> bit j). */
+    const uint8x16_t nl = vdupq_n_u8('\n');
+    uint64_t m = 0;
+    for (int k = 0; k < 4; k++) {
+        uint64_t b =
+            neon_mask4(vceqq_u8(vld1q_u8((const uint8_t *)p + 16 * k), nl)) & 0x8888888888888888ull;
+        for (uint64_t x = b; x; x &= x - 1)
+            m |= 1ull << (16 * k + (__builtin_ctzll(x) >> 2));
+    }
+    return m;
+#endif
+}
+#endif
+
 /* Without literals but with a condition on a line's length or last byte
  * (X$, ^.{200,}): every line is checked on its own, and only those that
- * pass it are matched. */
+ * pass it are matched. Most lines fail, so the lines are found 64 bytes a
+ * step from a bitmap of their '\n's (a memchr call per line cost more than
+ * the rest of the search: "[^"]{40,}" over CPython, 96 M instructions of
+ * 346 M), their length and last byte tested inline. */
 static int64_t count_line_filtered(struct matcher *m, const char *buf, size_t len, int stop_first,
                                    size_t *first_end, char *err, size_t errlen) {
     int64_t n = 0;
-    size_t ls = 0;
+    size_t ls = 0, at = 0;
+#if defined(SEARCH_SSE2) || defined(SEARCH_NEON)
+    for (; at + 64 <= len; at += 64) {
+        for (uint64_t nls = newlines64(buf + at); nls; nls &= nls - 1) {
+            size_t le = at + (size_t)__builtin_ctzll(nls);
+            if (le - ls >= m->minlen && line_ok(m, buf, ls, le)) {
+                int r = match_line(m, buf, ls, le, len, &n, stop_first, first_end, err, errlen);
+                if (r)
+                    return r < 0 ? -1 : n;
+            }
+            ls = le + 1;
+        }
+    }
+#endif
+    (void)at;
     while (ls < len) {
         const char *nl = memchr(buf + ls, '\n', len - ls);
         size_t le = nl ? (size_t)(nl - buf) : len;
@@ -1114,7 +1237,7 @@ int64_t matcher_count(struct matcher *m, const char *buf, size_t len, unsigned f
     if ((flags & MATCH_ASCII) && m->nonascii)
         return 0;
     if (m->pf.n > 0)
-        return count_prefiltered(m, buf, len, stop_first, first_end, err, errlen);
+        return count_prefiltered(m, buf, len, stop_first, NULL, 1, first_end, err, errlen);
     if (m->chain.n > 0)
         return count_chained(m, buf, len, stop_first, first_end, err, errlen);
     if (m->endf || m->minlen >= LINE_FILTER_MINLEN)
@@ -1153,4 +1276,16 @@ int64_t matcher_count(struct matcher *m, const char *buf, size_t len, unsigned f
         start = le + 1;
     }
     return n;
+}
+
+int64_t matcher_count_raw(struct matcher *m, const char *buf, size_t len, unsigned flags,
+                          char *scratch, size_t *first_end, char *err, size_t errlen) {
+    if (!m->raw_ok || !m->pf.n) { /* a caller's mistake: never count undecoded text otherwise */
+        snprintf(err, errlen, "undecoded text given to a matcher that needs it decoded");
+        return -1;
+    }
+    if ((flags & MATCH_ASCII) && m->nonascii)
+        return 0;
+    return count_prefiltered(m, buf, len, (flags & MATCH_STOP_FIRST) != 0, scratch,
+                             (flags & MATCH_ASCII) != 0, first_end, err, errlen);
 }

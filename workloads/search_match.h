@@ -72,6 +72,7 @@ struct matcher {
     int endf;            /* only lines whose last byte is in endset can match */
     uint8_t endset[32];  /* all 256 bytes, one bit each */
     size_t minlen;       /* a shorter line (in bytes) cannot match */
+    int raw_ok;          /* matcher_count_raw may be given undecoded text */
 };
 
 /* Compile pattern once (JIT, explicit JIT stack, match and depth limits).
@@ -91,6 +92,16 @@ void matcher_free(struct matcher *m);
 #define MATCH_ASCII 2u
 int64_t matcher_count(struct matcher *m, const char *buf, size_t len, unsigned flags,
                       size_t *first_end, char *err, size_t errlen);
+
+/* The same on text that may hold invalid UTF-8, not decoded yet, when
+ * m->raw_ok: the pattern is found through its literals, and a literal
+ * without U+FFFD is in a line of the raw text exactly when it is in the
+ * decoded line (decoding copies valid characters and never joins two
+ * across a replaced sequence). So only the lines PCRE2 is asked about are
+ * decoded, into scratch (room for 3 * the longest line + 4), and a file of
+ * source code is never decoded whole. */
+int64_t matcher_count_raw(struct matcher *m, const char *buf, size_t len, unsigned flags,
+                          char *scratch, size_t *first_end, char *err, size_t errlen);
 
 /* 1 when the pattern can look outside the line it matches in (look-around,
  * \A \z \Z \G, verbs, options switched off inline): those are matched line

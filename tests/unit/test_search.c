@@ -437,6 +437,34 @@ static void test_filtered_counts(void) {
     CHECK(count_how("\\d+\\.\\d+\\.\\d+", bufs[10], AS_COMPILED, 0, &(size_t){0}) == 3);
     CHECK(count_how("\\bself\\b.*\\bself\\b.*\\bself\\b", bufs[11], AS_COMPILED, 0, &(size_t){0}) ==
           1);
+    /* The line filter's lines, found 64 bytes a step: lines of every length
+     * from 0 to 90 one after another (so '\n's fall on every offset of the
+     * 64-byte blocks, the first and the last), with and without a last
+     * '\n', each the same as line by line. */
+    static char big[5000];
+    size_t bl = 0;
+    for (int l = 0; l <= 90; l++) {
+        for (int k = 0; k < l; k++)
+            big[bl++] = k == 0       ? '"'
+                        : k == l - 1 ? (l % 7 == 0 ? ' '
+                                        : l % 3    ? '"'
+                                                   : 'x')
+                                     : (l % 5 ? 'a' : ' ');
+        big[bl++] = '\n';
+    }
+    const char *lp[] = {"^.{70,}", "\\s+$", "x$", "^.{65,}x$", "\"[^\"]{40,}\"", "^.{33}$", NULL};
+    for (int cut = 0; cut < 2; cut++) {
+        big[bl - cut] = 0; /* cut 1: the last line has no '\n' */
+        for (int i = 0; lp[i]; i++) {
+            size_t fe1 = 0, fe2 = 0;
+            int64_t comp = count_how(lp[i], big, AS_COMPILED, 0, &fe1);
+            int64_t line = count_how(lp[i], big, PER_LINE, 0, &fe2);
+            CHECKF(comp == line && comp > 0,
+                   "'%s' over lines of 0..90 bytes%s: search %lld, per line %lld", lp[i],
+                   cut ? ", no last '\\n'" : "", (long long)comp, (long long)line);
+        }
+    }
+    CHECK(count_how("^.{70,}", big, AS_COMPILED, 0, &(size_t){0}) == 21); /* 70..90 */
 }
 
 static void test_text_scan(void) {
@@ -553,6 +581,152 @@ static void test_utf8(void) {
     CHECK(n == 3); /* a truncated 4-byte sequence is one replacement */
 }
 
+/* The WHATWG decoder as its specification writes it (a state machine of
+ * bytes needed and the next byte's bounds), the reference for the engine's
+ * vector-skipping decoder. */
+static size_t whatwg_decode(const unsigned char *s, size_t n, char *out) {
+    size_t o = 0, needed = 0, seen = 0, start = 0;
+    unsigned lo = 0x80, hi = 0xBF;
+    for (size_t i = 0; i <= n;) {
+        if (i == n) {
+            if (needed)
+                memcpy(out + o, "\xEF\xBF\xBD", 3), o += 3;
+            break;
+        }
+        unsigned c = s[i];
+        if (!needed) {
+            start = i;
+            if (c < 0x80) {
+                out[o++] = (char)c;
+            } else if (c >= 0xC2 && c <= 0xDF) {
+                needed = 1;
+            } else if (c >= 0xE0 && c <= 0xEF) {
+                lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF, needed = 2;
+            } else if (c >= 0xF0 && c <= 0xF4) {
+                lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF, needed = 3;
+            } else {
+                memcpy(out + o, "\xEF\xBF\xBD", 3), o += 3;
+            }
+            i++;
+            continue;
+        }
+        if (c < lo || c > hi) { /* the byte is decoded again, from the start state */
+            needed = seen = 0, lo = 0x80, hi = 0xBF;
+            memcpy(out + o, "\xEF\xBF\xBD", 3), o += 3;
+            continue;
+        }
+        lo = 0x80, hi = 0xBF, i++;
+        if (++seen == needed) {
+            memcpy(out + o, s + start, i - start), o += i - start;
+            needed = seen = 0;
+        }
+    }
+    return o;
+}
+
+/* Invalid UTF-8 at every offset of a buffer longer than the vector blocks,
+ * and random bytes: the decoder agrees with the reference, and the valid
+ * prefix it reports ends where the reference first writes U+FFFD. */
+static void test_utf8_lossy_reference(void) {
+    static const char *bad[] = {"\xff",         "\xc3",         "\xe2\x82",
+                                "\xf0\x9f\x98", "\xed\xa0\x80", "\xc0\xaf"};
+    unsigned char buf[200];
+    char got[700], want[700];
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
+        for (size_t at = 0; at + strlen(bad[k]) <= 150; at++) {
+            memset(buf, 'a', 150);
+            memcpy(buf + 70, "\xc3\xa9\xe6\x97\xa5", 5); /* valid: é 日 */
+            memcpy(buf + at, bad[k], strlen(bad[k]));
+            size_t g = utf8_lossy((const char *)buf, 150, got);
+            size_t w = whatwg_decode(buf, 150, want);
+            CHECKF(g == w && !memcmp(got, want, w), "'%s' at %zu: %zu bytes, reference %zu", bad[k],
+                   at, g, w);
+            if (at + strlen(bad[k]) <= 70 || at >= 75) /* apart from the valid characters */
+                CHECKF(utf8_valid_upto((const char *)buf, 150) == at,
+                       "'%s' at %zu: valid up to %zu", bad[k], at,
+                       utf8_valid_upto((const char *)buf, 150));
+        }
+    unsigned seed = 12345;
+    for (int round = 0; round < 2000; round++) {
+        size_t n = (size_t)(round % 200);
+        for (size_t i = 0; i < n; i++) {
+            seed = seed * 1103515245u + 12345u;
+            unsigned r = seed >> 16;
+            /* mostly ASCII, some lead and continuation bytes */
+            buf[i] = (unsigned char)(r % 4 ? 'a' + r % 26 : 0x80 + (r >> 4) % 0x80);
+        }
+        size_t g = utf8_lossy((const char *)buf, n, got), w = whatwg_decode(buf, n, want);
+        CHECKF(g == w && !memcmp(got, want, w), "random round %d: %zu bytes, reference %zu", round,
+               g, w);
+        size_t v = utf8_valid_upto((const char *)buf, n);
+        CHECKF(v == n ? w == n && !memcmp(want, buf, n)
+                      : !memcmp(want, buf, v) && !memcmp(want + v, "\xEF\xBF\xBD", 3),
+               "random round %d: valid up to %zu", round, v);
+    }
+}
+
+/* A matcher that finds its literals in undecoded text (matcher_count_raw)
+ * counts what it counts in the decoded text, invalid UTF-8 around, inside
+ * and next to the literals; a literal holding U+FFFD is never searched in
+ * undecoded text. */
+static void test_raw_equals_decoded(void) {
+    const char *bufs[] = {
+        "fooError\xff\nError\xc3\n\n\xe2\x82 Error y\r\nIO\xff"
+        "Error IOError\nError",
+        "Stra\xc3\x9f"
+        "e\nStra\xc3\xc3\x9f"
+        "e\nStra\xff\x9f"
+        "e\n\xed\xa0\x80Stra\xc3\x9f"
+        "e\n",
+        "\xff\xfe TODO\n todo \xc0\xaf\nxx\xc3\n \xf0\x9f\x98TODO\xf0\x9f\x98\x80\n",
+        "def test_a_b(self):\xff\ndef test_\xe9_b(self):\ndef test_a_\xc3\xa9(self):\n",
+        "ab\xff\xff"
+        "cd\nabxxxxcd\nab\xff"
+        "cd\n",
+    };
+    const char *pats[] = {"\\w+Error\\b",
+                          "Error",
+                          "Stra\xc3\x9f"
+                          "e",
+                          "\\p{Lu}\\p{Ll}+\xc3\x9f"
+                          "e",
+                          "(?i)todo|xx",
+                          "TODO\\W",
+                          "def test_\\w+_\\w+\\(self\\):",
+                          "ab.{4}cd",
+                          "ab.{2}cd",
+                          "ab\\W+cd",
+                          NULL};
+    char dec[600], scratch[600], err[256];
+    for (size_t b = 0; b < sizeof bufs / sizeof bufs[0]; b++)
+        for (int i = 0; pats[i]; i++) {
+            struct matcher m;
+            if (matcher_compile(&m, pats[i], err, sizeof err) < 0) {
+                CHECKF(0, "%s", err);
+                continue;
+            }
+            if (!m.raw_ok) { /* no literals: decoded first, always */
+                CHECKF(m.pf.n == 0, "'%s' has literals but is not searched raw", pats[i]);
+                matcher_free(&m);
+                continue;
+            }
+            size_t len = strlen(bufs[b]), dl = utf8_lossy(bufs[b], len, dec), fe;
+            for (unsigned f = 0; f <= MATCH_STOP_FIRST; f += MATCH_STOP_FIRST) {
+                int64_t want = matcher_count(&m, dec, dl, f, &fe, err, sizeof err);
+                int64_t got = matcher_count_raw(&m, bufs[b], len, f, scratch, &fe, err, sizeof err);
+                CHECKF(got == want, "'%s' on buffer %zu (flags %u): raw %lld, decoded %lld",
+                       pats[i], b, f, (long long)got, (long long)want);
+            }
+            matcher_free(&m);
+        }
+    struct matcher m;
+    CHECK(matcher_compile(&m, "\\x{FFFD}x", err, sizeof err) == 0);
+    CHECK(m.pf.n == 1 && !m.raw_ok); /* "\xEF\xBF\xBDx" is in no raw text that decodes to it */
+    size_t fe;
+    CHECK(matcher_count_raw(&m, "\xffx\n", 3, 0, err, &fe, err, sizeof err) == -1);
+    matcher_free(&m);
+}
+
 static void put(const char *dir, const char *rel, const char *data, size_t len) {
     char p[4096];
     snprintf(p, sizeof p, "%s/%s", dir, rel);
@@ -655,6 +829,8 @@ int main(void) {
     test_filtered_counts();
     test_errors();
     test_utf8();
+    test_utf8_lossy_reference();
+    test_raw_equals_decoded();
     test_text_scan();
     test_utf16();
     test_engine();
