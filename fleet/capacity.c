@@ -512,8 +512,13 @@ int capacity_main(int argc, char **argv, const struct result_exports *ex) {
                     json_array_append(c->reasons, (json_t *)r);
             }
         }
-        fprintf(stderr, "capacity: %u agent%s%s: AOPS %.2f, ", a, a == 1 ? "" : "s",
-                rep > 1 ? " (repeated, median)" : "", jnum(res, "totals.aops"));
+        /* A point that measured nothing has no AOPS: a dash, not "nan". */
+        char aops[32] = "-";
+        double v = jnum(res, "totals.aops");
+        if (isfinite(v))
+            snprintf(aops, sizeof aops, "%.2f", v);
+        fprintf(stderr, "capacity: %u agent%s%s: AOPS %s, ", a, a == 1 ? "" : "s",
+                rep > 1 ? " (repeated, median)" : "", aops);
         if (why) {
             snprintf(c->stopped, sizeof c->stopped,
                      "the point of %u agents (%s) is invalid: %.900s", a, rel, why);
