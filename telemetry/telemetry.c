@@ -404,30 +404,30 @@ static void baseline_pct(const struct telemetry *t, json_t *o, int run) {
     telemetry_baseline_figures(o, t->baseline_bps, t->baseline_why, run);
 }
 
-/* Why o's CPU or disk figures are null (series_figure_reasons): the source
- * that could not be opened, else no sample with a reading over the span
- * (where, "the run" or "this window"). */
+/* One figure's reason: the source that could not be opened (own), else no
+ * sample at all, else no sample with a reading over the span (causes: how a
+ * sample lacks one). */
+static void null_reason(char *out, size_t len, const char *own, size_t n, const char *what,
+                        const char *where, const char *causes) {
+    if (own[0])
+        snprintf(out, len, "%s", own);
+    else if (!n)
+        snprintf(out, len, "no sample was taken: the run ended before its first one");
+    else
+        snprintf(out, len, "none of the %zu samples has a %s reading over %s (%s)", n, what, where,
+                 causes);
+}
+
+/* Why o's CPU or disk figures are null (series_figure_reasons), where: "the
+ * run" or "this window". */
 static void figure_reasons(const struct telemetry *t, json_t *o, const char *where) {
     char cpu[sizeof t->cpu_reason + 256], disk[sizeof t->disk_reason + 256];
-    if (t->cpu_reason[0])
-        snprintf(cpu, sizeof cpu, "%s", t->cpu_reason);
-    else if (!t->n)
-        snprintf(cpu, sizeof cpu, "no sample was taken: the run ended before its first one");
-    else
-        snprintf(cpu, sizeof cpu,
-                 "none of the %zu samples has a CPU reading over %s (/proc/stat unreadable at an "
-                 "interval's start or end, or its counters did not advance)",
-                 t->n, where);
-    if (t->disk_reason[0])
-        snprintf(disk, sizeof disk, "%s", t->disk_reason);
-    else if (!t->n)
-        snprintf(disk, sizeof disk, "no sample was taken: the run ended before its first one");
-    else
-        snprintf(disk, sizeof disk,
-                 "none of the %zu samples has a disk reading over %s (/proc/diskstats unreadable "
-                 "at an interval's start or end, a sampled device missing from it, or a counter "
-                 "that went back)",
-                 t->n, where);
+    null_reason(cpu, sizeof cpu, t->cpu_reason, t->n, "CPU", where,
+                "/proc/stat unreadable at an interval's start or end, or its counters did not "
+                "advance");
+    null_reason(disk, sizeof disk, t->disk_reason, t->n, "disk", where,
+                "/proc/diskstats unreadable at an interval's start or end, a sampled device "
+                "missing from it, or a counter that went back");
     series_figure_reasons(o, cpu, disk);
 }
 
