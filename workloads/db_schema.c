@@ -203,6 +203,18 @@ static void load_progress(struct load_all *la, uint64_t before, uint64_t after) 
     fflush(stdout);
 }
 
+/* Each table's first chunk goes in on the prepare's own connection before
+ * any loader starts. MariaDB (10.6 on) makes an INSERT into an empty table
+ * with unique_checks = 0 and foreign_key_checks = 0 a bulk load that takes
+ * the table's X lock: two loaders whose first INSERTs met on the empty table
+ * each held IX and waited for the other's X, and the server rolled one back
+ * with "Deadlock found" (a newcomer's first make demo, 2 connections, on a
+ * freshly started server; SHOW ENGINE INNODB STATUS showed the two table
+ * locks). Into a table that has rows, an INSERT takes row locks only. */
+static int first_of_table(const struct load_all *la, uint64_t c) {
+    return c == 0 || c == la->sess_chunks;
+}
+
 static void *loader_run(void *arg) {
     struct load_all *la = ((struct loader_job *)arg)->la;
     char err[512] = "";
@@ -221,6 +233,8 @@ static void *loader_run(void *arg) {
         uint64_t c = atomic_fetch_add(&la->next, 1);
         if (c >= la->chunks)
             break;
+        if (first_of_table(la, c)) /* in already, before the loaders */
+            continue;
         uint64_t k = 0;
         rc = load_chunk(&l, la, c, &k, err, sizeof err);
         if (rc == 0) {
@@ -237,16 +251,36 @@ static void *loader_run(void *arg) {
 }
 
 /* Load both tables over `*jobs` connections (set to the number used). */
-static int load(const struct config *cfg, const struct db_sizes *sz, unsigned *jobs, char *err,
-                size_t errlen) {
+static int load(MYSQL *m, const struct config *cfg, const struct db_sizes *sz, unsigned *jobs,
+                char *err, size_t errlen) {
     struct load_all la = {.cfg = cfg, .sz = sz, .t0 = now_ns()};
     la.sess_chunks = (sz->sessions + BATCH - 1) / BATCH;
     la.chunks = la.sess_chunks + (sz->events + BATCH - 1) / BATCH;
     la.rows = sz->sessions + sz->events;
+    struct loader first = {.m = m, .cap = (size_t)BATCH * ROWMAX + 256};
+    first.sql = malloc(first.cap);
+    if (!first.sql) {
+        snprintf(err, errlen, "MariaDB prepare: out of memory");
+        return -1;
+    }
+    uint64_t seeded = 0;
+    for (uint64_t c = 0; c < la.chunks; c++) {
+        if (!first_of_table(&la, c))
+            continue;
+        uint64_t k = 0;
+        if (load_chunk(&first, &la, c, &k, err, errlen) != 0) {
+            free(first.sql);
+            return -1;
+        }
+        atomic_fetch_add(&la.done, k);
+        seeded++;
+    }
+    free(first.sql);
     pthread_mutex_init(&la.lock, NULL);
     unsigned nj = config_prepare_jobs(cfg);
     nj = nj > LOAD_MAX_JOBS ? LOAD_MAX_JOBS : nj;
-    nj = nj > la.chunks ? (unsigned)(la.chunks ? la.chunks : 1) : nj;
+    uint64_t rest = la.chunks - seeded;
+    nj = nj > rest ? (unsigned)(rest ? rest : 1) : nj;
     struct loader_job *jv = calloc(nj, sizeof *jv);
     if (!jv) {
         snprintf(err, errlen, "out of memory");
@@ -373,7 +407,7 @@ int db_prepare(const struct config *cfg, char *err, size_t errlen) {
         rc = exec(m, schema[i], err, errlen);
     unsigned jobs = 1;
     if (rc == 0)
-        rc = load(cfg, &sz, &jobs, err, errlen);
+        rc = load(m, cfg, &sz, &jobs, err, errlen);
     int64_t t_rows = now_ns();
     for (int i = 0; indexes[i] && rc == 0; i++)
         rc = exec(m, indexes[i], err, errlen);
