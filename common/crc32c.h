@@ -5,6 +5,9 @@
  * is the checksum of a followed by b, so a body can be checked as it
  * streams in. The implementation is chosen once, at the first call, from
  * what the CPU has:
+ *   - x86-64 with AVX-512 and VPCLMULQDQ: spans of 512 bytes and more
+ *     folded with carry-less multiplies, 256 bytes a round, the rest as
+ *     below;
  *   - x86-64 with SSE4.2: the crc32 instruction on three interleaved
  *     streams (its latency is three cycles and its throughput one per
  *     cycle), the streams joined with precomputed shift tables;
@@ -20,7 +23,8 @@
 
 uint32_t crc32c(uint32_t crc, const void *buf, size_t len);
 
-/* The implementation crc32c() uses: "sse4.2", "armv8-crc" or "table". */
+/* The implementation crc32c() uses: "vpclmulqdq+sse4.2", "sse4.2",
+ * "armv8-crc" or "table". */
 const char *crc32c_impl(void);
 
 /* The paths themselves. crc32c_hw is NULL when this build has no hardware
@@ -28,6 +32,9 @@ const char *crc32c_impl(void);
 uint32_t crc32c_table(uint32_t crc, const void *buf, size_t len);
 extern uint32_t (*const crc32c_hw)(uint32_t crc, const void *buf, size_t len);
 int crc32c_hw_usable(void);
+/* The same for the folding path (x86-64 only). */
+extern uint32_t (*const crc32c_fold)(uint32_t crc, const void *buf, size_t len);
+int crc32c_fold_usable(void);
 
 /* The base64 of the big-endian checksum, as S3 writes it in
  * x-amz-checksum-crc32c ("4waSgw==" for "123456789"). out: 9 bytes. */

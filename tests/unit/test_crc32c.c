@@ -1,7 +1,8 @@
 /* test_crc32c.c -- CRC-32C: every compiled path against the published
  * vectors (RFC 3720 B.4, and "123456789" -> 0xE3069283), against a
  * bit-at-a-time reference of the definition on random buffers of every
- * length class and alignment, split at random points (the streaming use),
+ * length class and alignment (the folding path's 512-byte minimum and
+ * 256-byte rounds included), split at random points (the streaming use),
  * and S3's base64 form. Built for x86-64 here; tests/integration/
  * test_crc32c_arm.sh builds it for AArch64 and runs it under qemu. */
 #include <stdint.h>
@@ -55,8 +56,11 @@ static void random_buffers(const char *name, crc_fn f) {
     srand(25);
     for (size_t i = 0; i < max + 16; i++)
         buf[i] = (unsigned char)rand();
-    static const size_t lens[] = {1,   7,   8,    9,    63,    255,   256,   767,
-                                  768, 769, 1000, 8191, 24575, 24576, 24577, 3 * 8192 * 2 + 999};
+    /* 511-513 and 1279-1281 straddle the folding path's 512-byte minimum and
+     * its 256-byte rounds. */
+    static const size_t lens[] = {
+        1,   7,   8,    9,    63,   255,  256,  511,   512,   513,   767,
+        768, 769, 1000, 1279, 1280, 1281, 8191, 24575, 24576, 24577, 3 * 8192 * 2 + 999};
     int bad = 0;
     for (size_t l = 0; l < sizeof lens / sizeof lens[0]; l++)
         for (size_t off = 0; off < 9; off++) {
@@ -84,6 +88,12 @@ int main(void) {
     if (crc32c_hw_usable()) {
         vectors("hardware", crc32c_hw);
         random_buffers("hardware", crc32c_hw);
+    }
+    printf("crc32c: folding path %s, %s on this CPU\n", crc32c_fold ? "compiled" : "not compiled",
+           crc32c_fold_usable() ? "usable" : "not usable");
+    if (crc32c_fold_usable()) {
+        vectors("folding", crc32c_fold);
+        random_buffers("folding", crc32c_fold);
     }
 #if defined(__x86_64__) || defined(__aarch64__)
     /* Both machines this project builds for have the instructions. */
