@@ -246,7 +246,7 @@ crc_vpclmul(uint32_t crc, const void *buf, size_t len) {
     const __m128i k16 = _mm_loadu_si128((const __m128i *)tables.k16);
     /* The register's state goes into the first four bytes. */
     __m512i x0 = _mm512_xor_si512(_mm512_loadu_si512(p),
-                                  _mm512_castsi128_si512(_mm_cvtsi32_si128((int)~crc)));
+                                  _mm512_zextsi128_si512(_mm_cvtsi32_si128((int)~crc)));
     __m512i x1 = _mm512_loadu_si512(p + 64), x2 = _mm512_loadu_si512(p + 128),
             x3 = _mm512_loadu_si512(p + 192);
     for (p += 256, len -= 256; len >= 256; p += 256, len -= 256) {
