@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # The s3 workload's receive low-water mark (workloads/s3.c, on_progress):
 # while a body streams in, a worker sleeps until min(what the body still
-# owes, 256 KiB) bytes are there. A mark above what the server will still
+# owes, 1 MiB) bytes are there. A mark above what the server will still
 # send would sleep until --op-timeout, so the runs here go through
 # tests/s3_stall_proxy.py, in front of the real MinIO, which holds back the
 # last 100,000 bytes of one 800 KiB object (small/w0/50MiB/3):
 #  - for 2 s, then sends them: every GET succeeds, that one takes >= 2 s
 #    and far less than --op-timeout (60 s); strace shows the
-#    marks the workers set: above 1 (the mark is used), never above 256 KiB;
+#    marks the workers set: above 1 (the mark is used), never above 1 MiB;
 #  - or closes the connection instead: that GET fails naming the object,
 #    the others succeed, and nothing waits for the timeout.
 . "$(dirname "$0")/../lib.sh"
@@ -49,7 +49,7 @@ check "the held-back GET took 2 s or more, and far less than the 60 s timeout" \
 check "the run ended before the timeout (${wall} s under strace)" awk -v w="$wall" 'BEGIN { exit !(w < 55) }'
 marks=$(sed -n 's/.*SO_RCVLOWAT, \[\([0-9]*\)\].*/\1/p' "$TMP/strace" | sort -n | uniq)
 check "the workers set marks above 1 ($(wc -l <<<"$marks") distinct values)" awk -v m="$(tail -1 <<<"$marks")" 'BEGIN { exit !(m > 1) }'
-check_eq "no mark above 256 KiB" "" "$(awk '$1 > 262144' <<<"$marks")"
+check_eq "no mark above 1 MiB" "" "$(awk '$1 > 1048576' <<<"$marks")"
 
 # ---- the connection closed with the end of a body held back ------------------------------------------
 proxy close
