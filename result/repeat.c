@@ -78,6 +78,19 @@ static void others(json_t *const *runs, unsigned made, unsigned median, const ch
     }
 }
 
+/* What a warming trend or a cold first run should do: warm up, or warm up
+ * more than these runs did (run 1's config.warmup_cycles). A full-profile
+ * --repeat 3 --warmup-cycles 1 here still had a cold run 1 (the disks
+ * served 4.4 % of its S3 bytes), and being told to add the option it had
+ * was no help. */
+static void warmup_remedy(char *buf, size_t len, const json_t *run0) {
+    double w = run0 ? jnum(run0, "config.warmup_cycles") : NAN;
+    if (isfinite(w) && w >= 1)
+        snprintf(buf, len, "raise --warmup-cycles above %.0f (each run warmed up with %.0f)", w, w);
+    else
+        snprintf(buf, len, "add --warmup-cycles 1 (or more)");
+}
+
 /* repeats.trend: do the runs move one way, run after run (caches warming,
  * a machine heating up), rather than scatter? Over the runs with an AOPS, in
  * run order, v[0..k) (a run without one is left out, as for the median and
@@ -101,19 +114,6 @@ static void others(json_t *const *runs, unsigned made, unsigned median, const ch
  * "falling", else null with the first condition that fails in reason;
  * change_pct is null only with fewer than 2 runs with an AOPS or a first one
  * of 0. A trend adds a warning (to warnings) that names it and what to do. */
-/* What a warming trend or a cold first run should do: warm up, or warm up
- * more than these runs did (run 1's config.warmup_cycles). A full-profile
- * --repeat 3 --warmup-cycles 1 here still had a cold run 1 (the disks
- * served 4.4 % of its S3 bytes), and being told to add the option it had
- * was no help. */
-static void warmup_remedy(char *buf, size_t len, const json_t *run0) {
-    double w = run0 ? jnum(run0, "config.warmup_cycles") : NAN;
-    if (isfinite(w) && w >= 1)
-        snprintf(buf, len, "raise --warmup-cycles above %.0f (each run warmed up with %.0f)", w, w);
-    else
-        snprintf(buf, len, "add --warmup-cycles 1 (or more)");
-}
-
 static json_t *repeat_trend(const double *aops, unsigned made, double max_cv, const json_t *run0,
                             json_t *warnings) {
     double *v = malloc((made ? made : 1) * sizeof *v);
