@@ -1,6 +1,8 @@
 /* crc32c.c -- bench/crc32c: the CRC-32C paths side by side, on a span as
- * libcurl hands the S3 workload's write callback (256 KiB, its
- * CURLOPT_BUFFERSIZE, warm in the cache) and on one 10 MiB object. Each
+ * libcurl hands the S3 workload's write callback (16 KiB, its
+ * CURL_MAX_WRITE_SIZE, warm in the cache), on one buffer of libcurl's as
+ * the workload sets it (256 KiB, CURLOPT_BUFFERSIZE) and on one 10 MiB
+ * object. Each
  * path runs in turn, ROUNDS times, and the median GB/s is printed with the
  * ratio to the crc32-instruction path, the one the harness used before the
  * folding path.
@@ -71,8 +73,9 @@ int main(int argc, char **argv) {
         }
     printf("CRC-32C, %d rounds of ~1 GB each, median GB/s (crc32c() uses %s)\n", rounds,
            crc32c_impl());
-    size_t spans[] = {256u << 10, big};
-    for (size_t s = 0; s < 2; s++) {
+    size_t spans[] = {16u << 10, 256u << 10, big};
+    const char *span_name[] = {"16 KiB", "256 KiB", "10 MiB"};
+    for (size_t s = 0; s < 3; s++) {
         double med[3] = {0};
         for (int i = 0; i < n; i++) {
             if (!paths[i].usable)
@@ -85,11 +88,10 @@ int main(int argc, char **argv) {
         }
         for (int i = 0; i < n; i++) {
             if (!paths[i].usable)
-                printf("  %-18s %6s: not usable on this CPU\n", paths[i].name,
-                       s ? "10 MiB" : "256 KiB");
+                printf("  %-18s %7s: not usable on this CPU\n", paths[i].name, span_name[s]);
             else
-                printf("  %-18s %6s: %6.1f GB/s, %.2fx the crc32 instruction's\n", paths[i].name,
-                       s ? "10 MiB" : "256 KiB", med[i], med[1] > 0 ? med[i] / med[1] : 0);
+                printf("  %-18s %7s: %6.1f GB/s, %.2fx the crc32 instruction's\n", paths[i].name,
+                       span_name[s], med[i], med[1] > 0 ? med[i] / med[1] : 0);
         }
     }
     return sink == 0x12345678u; /* keeps the calls; never true in practice */

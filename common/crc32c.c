@@ -18,9 +18,10 @@
  * into a 96-bit value that is XORed into the block D bytes later (Intel's
  * "Fast CRC Computation Using PCLMULQDQ", 2009). The last 16 bytes left are
  * reduced by two crc32 instructions from zero, and the tail goes to the
- * crc32 path. The crc32 instruction retires 8 bytes a cycle at best; the
- * folds did about four times that where this was written (bench/crc32c),
- * and the S3 workload runs every body through it. */
+ * crc32 path. The crc32 instruction retires 8 bytes a cycle at best; on
+ * the 16 KiB pieces libcurl hands the S3 workload, which runs every body
+ * through this, the folds did 2.5 times its bytes per second where this
+ * was written (bench/crc32c: 57.6 against 22.7 GB/s). */
 #include "crc32c.h"
 
 #include <pthread.h>
